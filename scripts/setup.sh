@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Installs everything coopvk needs on a Debian 12 (bookworm) machine, as root.
+# Idempotent: a second run on a set-up machine only checks and takes seconds.
+#
+#  * bookworm packages: through the system's apt, as configured (never edited).
+#  * newer packages (Vulkan-Headers/vk.xml, SPIRV-Headers/grammar, xsimd from sid; Catch2 3
+#    from bookworm-backports): `apt-get download` through a private apt state and source
+#    list under third_party/apt, .debs cached in ${XDG_CACHE_HOME:-~/.cache}/coopvk, and
+#    unpacked with `dpkg -x` into third_party/prefix (git-ignored).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TP="$ROOT/third_party"
+PREFIX="$TP/prefix"
+APTDIR="$TP/apt"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/coopvk/debs"
+STAMP="$PREFIX/.unpacked"
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (it installs Debian packages)"
+command -v apt-get >/dev/null || die "this script needs Debian's apt-get"
+
+# ---- 1. bookworm packages -------------------------------------------------------------
+SYSTEM_PKGS=(build-essential cmake ninja-build ccache python3 pkg-config git
+             llvm-19-dev libvulkan1 vulkan-tools zlib1g-dev libzstd-dev libedit-dev
+             libxml2-dev libffi-dev libncurses-dev)
+missing=()
+for p in "${SYSTEM_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing bookworm packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ -x /usr/lib/llvm-19/bin/llvm-config ] || die "llvm-19-dev did not install /usr/lib/llvm-19/bin/llvm-config"
+
+# ---- 2. newer packages from sid / bookworm-backports ------------------------------------
+# name/suite pairs: the suite is pinned so a package never drifts to another release.
+NEWER_PKGS=(
+  libvulkan-dev/sid            # Vulkan-Headers + registry/vk.xml (headers only; the loader is bookworm's)
+  spirv-headers/sid            # SPIRV-Headers + spirv.core.grammar.json
+  libxsimd-dev/sid             # xsimd (header-only)
+  xtl-dev/sid                  # needed by xsimd's CMake config
+  libcatch2-dev/bookworm-backports  # Catch2 3 built for bookworm's toolchain
+)
+want_key=$(printf '%s\n' "${NEWER_PKGS[@]}" | sha1sum | cut -c1-16)
+
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want_key" ]; then
+  mkdir -p "$CACHE" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+  cat > "$APTDIR/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
+SRC
+  APT_OPTS=(-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Etc::sourcelist=$APTDIR/sources.list"
+            -o "Dir::Etc::sourceparts=-" -o "Dir::State::status=/dev/null"
+            -o "Dir::Cache=$APTDIR/cache" -o "APT::Sandbox::User=root")
+  need_download=()
+  for spec in "${NEWER_PKGS[@]}"; do
+    name=${spec%%/*}
+    ls "$CACHE/${name}"_*.deb >/dev/null 2>&1 || need_download+=("$spec")
+  done
+  if [ ${#need_download[@]} -gt 0 ]; then
+    say "downloading into $CACHE: ${need_download[*]}"
+    apt-get "${APT_OPTS[@]}" update -qq || die "private apt update (sid, bookworm-backports) failed"
+    (cd "$CACHE" && apt-get "${APT_OPTS[@]}" download "${need_download[@]}" >/dev/null) \
+      || die "apt-get download failed for: ${need_download[*]}"
+  fi
+  rm -rf "$PREFIX"
+  mkdir -p "$PREFIX"
+  for spec in "${NEWER_PKGS[@]}"; do
+    name=${spec%%/*}
+    deb=$(ls -t "$CACHE/${name}"_*.deb | head -n1)
+    say "unpacking $(basename "$deb")"
+    dpkg -x "$deb" "$PREFIX"
+  done
+  echo "$want_key" > "$STAMP"
+fi
+
+# ---- 3. check versions ----------------------------------------------------------------
+hdr="$PREFIX/usr/include/vulkan/vulkan_core.h"
+[ -f "$hdr" ] || die "Vulkan headers missing at $hdr"
+vkver=$(sed -n 's/^#define VK_HEADER_VERSION \([0-9]*\).*/\1/p' "$hdr")
+[ "${vkver:-0}" -ge 359 ] || die "Vulkan-Headers 1.4.$vkver is too old; need >= 1.4.359"
+[ -f "$PREFIX/usr/share/vulkan/registry/vk.xml" ] || die "vk.xml missing from libvulkan-dev"
+grammar="$PREFIX/usr/include/spirv/unified1/spirv.core.grammar.json"
+[ -f "$grammar" ] || die "SPIR-V grammar missing at $grammar"
+grep -q '"OpCooperativeMatrixReduceEXT"' "$grammar" \
+  || die "SPIRV-Headers grammar lacks OpCooperativeMatrixReduceEXT (maintenance1); too old"
+xsver=$(sed -n 's/^#define XSIMD_VERSION_MAJOR \([0-9]*\).*/\1/p' "$PREFIX/usr/include/xsimd/config/xsimd_config.hpp")
+[ "${xsver:-0}" -ge 13 ] || die "xsimd major version ${xsver:-?} is too old; need >= 13"
+[ -f "$PREFIX/usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake" ] || die "Catch2 3 CMake config missing"
+grep -q 'PACKAGE_VERSION "3\.' "$PREFIX/usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake" || die "Catch2 is not version 3"
+[ -f /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || die "the Vulkan loader (libvulkan1) is missing"
+
+say "ok: Vulkan-Headers 1.4.$vkver, xsimd $xsver, Catch2 3, LLVM $(/usr/lib/llvm-19/bin/llvm-config --version), prefix $PREFIX"
