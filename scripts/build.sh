@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures (once) and builds coopvk into ${COOPVK_BUILD_DIR:-build}.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${COOPVK_BUILD_DIR:-$ROOT/build}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja ${COOPVK_CMAKE_ARGS:-}
+fi
+cmake --build "$BUILD" -j"$(nproc)"
