@@ -37,6 +37,8 @@ size_t elem(NF f) {
   }
 }
 
+bool is_fp8(NF f) { return f == NF::E4M3 || f == NF::E5M2; }
+
 bool optimal(ML l) { return l == ML::InferencingOptimal || l == ML::TrainingOptimal; }
 
 // Element (r, c) of a rows x cols matrix, straight from the header's formulas.
@@ -198,6 +200,13 @@ TEST_CASE("every layout pair places elements where the formulas say", "[coopvec_
         const std::vector<uint8_t> src_before = src.bytes;
         Matrix dst = blank(s, f, dl, 3);
         size_t size = dst.bytes.size();
+        if (is_fp8(f) && !optimal(dl)) {
+          // VUID-VkConvertCooperativeVectorMatrixInfoNV-dstComponentType-10082 holds for
+          // same-type conversions too.
+          REQUIRE(run(src, dst, &size) == ConvertStatus::InvalidArgument);
+          for (uint8_t b : dst.bytes) REQUIRE(b == kCanary);
+          continue;
+        }
         REQUIRE(run(src, dst, &size) == ConvertStatus::Success);
         CHECK(size == dst.bytes.size());  // bytes "actually written" = the layout's size
         check_pattern(dst, 7);
@@ -212,12 +221,14 @@ TEST_CASE("round trip row -> optimal -> column -> row is exact", "[coopvec_layou
     INFO(s.rows << "x" << s.cols << " format " << int(f));
     Matrix row = make_matrix(s, f, ML::RowMajor, 1, 99);
     Matrix o = blank(s, f, opt, 0);
-    Matrix col = blank(s, f, ML::ColumnMajor, 5);
-    Matrix back = blank(s, f, ML::RowMajor, 1);
     REQUIRE(run(row, o) == ConvertStatus::Success);
-    REQUIRE(run(o, col) == ConvertStatus::Success);
-    REQUIRE(run(col, back) == ConvertStatus::Success);
-    CHECK(back.bytes == row.bytes);  // gaps: canary in both
+    if (!is_fp8(f)) {  // fp8 cannot be written back to a strided layout (10082)
+      Matrix col = blank(s, f, ML::ColumnMajor, 5);
+      Matrix back = blank(s, f, ML::RowMajor, 1);
+      REQUIRE(run(o, col) == ConvertStatus::Success);
+      REQUIRE(run(col, back) == ConvertStatus::Success);
+      CHECK(back.bytes == row.bytes);  // gaps: canary in both
+    }
     // Inferencing <-> training optimal is a plain copy.
     Matrix other = blank(s, f, opt == ML::TrainingOptimal ? ML::InferencingOptimal : ML::TrainingOptimal, 0);
     REQUIRE(run(o, other) == ConvertStatus::Success);
@@ -401,6 +412,9 @@ TEST_CASE("bad input returns InvalidArgument and writes nothing", "[coopvec_layo
       {"i32 element", with(rs, [](auto& d) { d.format = NF::I32; }), with(od, [](auto& d) { d.format = NF::I32; })},
       {"fp8 into row-major",
        rs, with(od, [](auto& d) { d.format = NF::E4M3, d.layout = ML::RowMajor, d.stride = 5; })},
+      {"fp8 -> fp8 into row-major",
+       with(od, [](auto& d) { d.format = NF::E4M3; }),
+       with(od, [](auto& d) { d.format = NF::E4M3, d.layout = ML::RowMajor, d.stride = 5; })},
       {"fp8 into column-major",
        rs, with(od, [](auto& d) { d.format = NF::E5M2, d.layout = ML::ColumnMajor, d.stride = 3; })},
       {"srcSize one byte short", rs, od, false, false, false, -1},
@@ -416,12 +430,18 @@ TEST_CASE("bad input returns InvalidArgument and writes nothing", "[coopvec_layo
   for (const Case& c : cases) {
     INFO(c.name);
     std::vector<uint8_t> arena(4096, kCanary);  // dst lives here; src too for the overlap case
+    // A source buffer big enough for whatever c.src describes, so that only the change
+    // under test is wrong.
     std::vector<uint8_t> src_bytes = good_src.bytes;
+    src_bytes.resize(1024, 0);
+    const std::vector<uint8_t> src_before = src_bytes;
     const void* src = c.null_src ? nullptr : src_bytes.data();
-    size_t src_size = src_bytes.size() + c.src_size_delta;
+    const size_t src_need = layout_required_size(c.src);
+    size_t src_size = (src_need != 0 && src_need <= src_bytes.size() ? src_need : src_bytes.size()) +
+                      c.src_size_delta;
     uint8_t* dst = arena.data() + 1024;
     if (c.overlap) {
-      std::memcpy(arena.data() + 1024 + 64, src_bytes.data(), src_bytes.size());
+      std::memcpy(arena.data() + 1024 + 64, src_bytes.data(), src_size);
       src = arena.data() + 1024 + 64;
     }
     const std::vector<uint8_t> arena_before = arena;
@@ -432,7 +452,7 @@ TEST_CASE("bad input returns InvalidArgument and writes nothing", "[coopvec_layo
     CHECK(why != nullptr);
     CHECK(size == 777);
     CHECK(arena == arena_before);
-    CHECK(src_bytes == good_src.bytes);
+    CHECK(src_bytes == src_before);
     // The size query rejects the same descriptions (the buffers are not needed there).
     if (!c.null_src && !c.overlap) {
       size = 777;
@@ -446,5 +466,5 @@ TEST_CASE("bad input returns InvalidArgument and writes nothing", "[coopvec_layo
   size_t size = 4096 - 1024;
   CHECK(convert_matrix(rs, good_src.bytes.data(), good_src.bytes.size(), od, arena.data() + 1024, &size) ==
         ConvertStatus::Success);
-  CHECK(size == 64 * 2);
+  CHECK(size == 16 * 6 * 2);  // rows to 16, 5 columns to 3 fp16 pairs
 }
