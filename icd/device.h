@@ -1,0 +1,40 @@
+// VkDevice: owns the queues and the device-wide lock that every fence, semaphore and
+// event waits on (one condition variable makes "wait for any" and "wait for all" the
+// same simple loop).
+#pragma once
+
+#include "handles.h"
+#include "physical_device.h"
+
+#include <bitset>
+#include <condition_variable>
+#include <mutex>
+
+namespace coopvk {
+
+struct Queue;
+
+struct Device : DispatchableObject {
+  PhysicalDevice* physical = nullptr;
+  VkAllocationCallbacks allocator{};
+  bool has_allocator = false;
+  std::bitset<64> enabled_extensions;  // indices into extension_table()
+  Queue* queues[kQueuesPerFamily] = {};
+  uint32_t queue_count = 0;
+
+  std::mutex sync_mutex;
+  std::condition_variable sync_cv;  // notified whenever a fence/semaphore/event changes
+
+  const VkAllocationCallbacks* alloc() const { return has_allocator ? &allocator : nullptr; }
+  bool extension_enabled(int index) const { return index >= 0 && enabled_extensions.test(index); }
+};
+
+// Waits on dev->sync_cv (lock held) until pred() holds or the Vulkan timeout (ns) runs
+// out. Returns VK_SUCCESS or VK_TIMEOUT.
+template <typename Pred>
+VkResult wait_with_timeout(Device* dev, std::unique_lock<std::mutex>& lock, uint64_t timeout_ns,
+                           Pred pred);
+
+}  // namespace coopvk
+
+#include "device_wait.inl"

@@ -1,0 +1,93 @@
+// Feature queries and the device-creation feature check, both driven by one list of
+// supported feature names and the generated table of every feature struct's VkBool32
+// members (vk_structs.h), so promoted and extension structs can never disagree.
+#include "log.h"
+#include "physical_device.h"
+#include "vk_entrypoints.h"
+#include "vk_structs.h"
+
+#include <cstring>
+#include <string_view>
+
+using namespace coopvk;
+
+namespace {
+
+// Every feature coopvk supports, by member name. A name here is true in every struct
+// that has it (e.g. timelineSemaphore in VkPhysicalDeviceVulkan12Features and in
+// VkPhysicalDeviceTimelineSemaphoreFeatures). Add a name only with the tests that
+// exercise it.
+constexpr std::string_view kSupported[] = {
+    "timelineSemaphore",  // sync.cpp: host wait/signal, queue wait/signal
+    "synchronization2",   // vkQueueSubmit2, vkCmdPipelineBarrier2, events2, timestamps2
+    "hostQueryReset",     // vkResetQueryPool
+};
+
+bool supported(std::string_view name) {
+  for (auto s : kSupported)
+    if (s == name) return true;
+  return false;
+}
+
+void fill_struct(const FeatureStruct& fs, void* base) {
+  for (uint32_t i = 0; i < fs.member_count; ++i) {
+    VkBool32 v = supported(fs.members[i].name) ? VK_TRUE : VK_FALSE;
+    std::memcpy(static_cast<char*>(base) + fs.members[i].offset, &v, sizeof(v));
+  }
+}
+
+// Returns the first member that is VK_TRUE but unsupported, or null.
+const char* first_unsupported(const FeatureStruct& fs, const void* base) {
+  for (uint32_t i = 0; i < fs.member_count; ++i) {
+    VkBool32 v;
+    std::memcpy(&v, static_cast<const char*>(base) + fs.members[i].offset, sizeof(v));
+    if (v && !supported(fs.members[i].name)) return fs.members[i].name;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void coopvk::fill_core_features(VkPhysicalDeviceFeatures* f) { fill_struct(core_feature_struct(), f); }
+
+void coopvk::fill_features(void* feature_struct, VkStructureType stype) {
+  if (const FeatureStruct* fs = find_feature_struct(stype)) fill_struct(*fs, feature_struct);
+}
+
+VkResult coopvk::check_requested_features(const VkDeviceCreateInfo* info) {
+  if (info->pEnabledFeatures) {
+    if (const char* bad = first_unsupported(core_feature_struct(), info->pEnabledFeatures)) {
+      COOPVK_ERROR("vkCreateDevice: feature VkPhysicalDeviceFeatures::%s is not supported", bad);
+      return VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+  }
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
+      auto* f2 = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s);
+      if (const char* bad = first_unsupported(core_feature_struct(), &f2->features)) {
+        COOPVK_ERROR("vkCreateDevice: feature VkPhysicalDeviceFeatures::%s is not supported", bad);
+        return VK_ERROR_FEATURE_NOT_PRESENT;
+      }
+      continue;
+    }
+    const FeatureStruct* fs = find_feature_struct(s->sType);
+    if (!fs) continue;  // not a feature struct (or one of an extension we lack): ignored
+    if (const char* bad = first_unsupported(*fs, s)) {
+      COOPVK_ERROR("vkCreateDevice: feature %s::%s is not supported", fs->name, bad);
+      return VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+  }
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL coopvk_GetPhysicalDeviceFeatures(VkPhysicalDevice,
+                                                            VkPhysicalDeviceFeatures* f) {
+  fill_core_features(f);
+}
+
+VKAPI_ATTR void VKAPI_CALL coopvk_GetPhysicalDeviceFeatures2(VkPhysicalDevice,
+                                                             VkPhysicalDeviceFeatures2* f) {
+  fill_core_features(&f->features);
+  for (auto* s = static_cast<VkBaseOutStructure*>(f->pNext); s; s = s->pNext)
+    fill_features(s, s->sType);
+}
