@@ -1,0 +1,86 @@
+// Picks the instruction set for the kernels once per process. Tests override it to run
+// every path on one machine; COOPVK_KERNEL_ARCH does the same for a whole run.
+#include "coopvk/kernels/cpu_dispatch.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "convert_arch.h"
+
+namespace coopvk::kernels {
+namespace {
+
+bool cpu_has(KernelArch a) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  switch (a) {
+    case KernelArch::Avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
+    case KernelArch::Avx512:
+      // The compiler's check includes the OS having enabled the AVX-512 register state.
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
+    default: return true;
+  }
+#else
+  return a == KernelArch::Scalar || a == KernelArch::Portable;
+#endif
+}
+
+bool built(KernelArch a) {
+  switch (a) {
+    case KernelArch::Scalar: return true;
+    case KernelArch::Portable: return detail::convert_kernels_portable() != nullptr;
+    case KernelArch::Avx2: return detail::convert_kernels_avx2() != nullptr;
+    case KernelArch::Avx512: return detail::convert_kernels_avx512() != nullptr;
+  }
+  return false;
+}
+
+KernelArch initial_arch() {
+  KernelArch best = best_kernel_arch();
+  if (const char* env = std::getenv("COOPVK_KERNEL_ARCH")) {
+    for (KernelArch a : {KernelArch::Scalar, KernelArch::Portable, KernelArch::Avx2, KernelArch::Avx512})
+      if (std::strcmp(env, kernel_arch_name(a)) == 0 && kernel_arch_supported(a)) return a;
+  }
+  return best;
+}
+
+std::atomic<KernelArch>& current() {
+  static std::atomic<KernelArch> arch{initial_arch()};
+  return arch;
+}
+
+}  // namespace
+
+const char* kernel_arch_name(KernelArch a) {
+  switch (a) {
+    case KernelArch::Scalar: return "scalar";
+    case KernelArch::Portable: return "portable";
+    case KernelArch::Avx2: return "avx2";
+    case KernelArch::Avx512: return "avx512";
+  }
+  return "?";
+}
+
+bool kernel_arch_supported(KernelArch a) { return built(a) && cpu_has(a); }
+
+KernelArch best_kernel_arch() {
+  for (KernelArch a : {KernelArch::Avx512, KernelArch::Avx2, KernelArch::Portable})
+    if (kernel_arch_supported(a)) return a;
+  return KernelArch::Scalar;
+}
+
+KernelArch active_kernel_arch() { return current().load(std::memory_order_relaxed); }
+
+bool force_kernel_arch(KernelArch a) {
+  if (!kernel_arch_supported(a)) return false;
+  current().store(a, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace coopvk::kernels
