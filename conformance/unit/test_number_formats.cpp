@@ -13,6 +13,9 @@
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "coopvk/kernels/cpu_dispatch.h"
 #include "coopvk/kernels/number_formats.h"
@@ -450,6 +453,39 @@ TEST_CASE("bulk convert at ragged lengths and offsets writes exactly n elements"
     }
   }
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+// Shaders may run with FTZ/DAZ set in MXCSR (DenormFlushToZero); conversions must not
+// flush anyway, so the vector code must not lean on the float unit's denormal handling.
+TEST_CASE("bulk convert is unaffected by MXCSR FTZ/DAZ", "[number_formats]") {
+  ArchGuard guard;
+  const unsigned saved_csr = _mm_getcsr();
+  const NF floats[] = {NF::F32, NF::F16, NF::BF16, NF::E4M3, NF::E5M2, NF::I8, NF::I32};
+  for (KernelArch a : arches()) {
+    REQUIRE(force_kernel_arch(a));
+    for (NF sf : floats) {
+      const auto bits = samples(sf);
+      std::vector<uint8_t> in;
+      store(sf, in, bits);
+      for (NF df : floats) {
+        const size_t ds = format_size(df);
+        std::vector<uint8_t> out(bits.size() * ds);
+        _mm_setcsr(saved_csr | 0x8040);  // FTZ | DAZ
+        const bool ok = convert(sf, in.data(), df, out.data(), bits.size(), Overflow::Ieee);
+        _mm_setcsr(saved_csr);
+        REQUIRE(ok);
+        int bad = 0;
+        for (size_t i = 0; i < bits.size(); ++i) {
+          uint64_t want = 0;
+          convert_scalar(sf, bits[i], df, &want);
+          bad += load(df, &out[i * ds]) != want;
+        }
+        if (bad) FAIL_CHECK(kernel_arch_name(a) << " " << format_name(sf) << "->" << format_name(df) << ": " << bad << " mismatches under FTZ/DAZ");
+      }
+    }
+  }
+}
+#endif
 
 TEST_CASE("unsupported pairs return false and write nothing", "[number_formats]") {
   const NF bogus = NF(200);
