@@ -76,7 +76,7 @@ void fill_driver_identity(char* name, char* info, VkDriverId* id, VkConformanceV
   std::memset(name, 0, VK_MAX_DRIVER_NAME_SIZE);
   std::memset(info, 0, VK_MAX_DRIVER_INFO_SIZE);
   std::strncpy(name, "coopvk", VK_MAX_DRIVER_NAME_SIZE - 1);
-  std::strncpy(info, "coopvk " COOPVK_VERSION_STRING " (CPU, LLVM ORC JIT)", VK_MAX_DRIVER_INFO_SIZE - 1);
+  std::strncpy(info, "coopvk " COOPVK_VERSION_STRING " (CPU)", VK_MAX_DRIVER_INFO_SIZE - 1);
   // No VkDriverId is registered for coopvk; 0 is what an unregistered driver can
   // honestly say. It claims no conformance version either.
   *id = static_cast<VkDriverId>(0);
