@@ -285,6 +285,10 @@ def write_entrypoints(out, reg, entries, impls):
     ]
     write(out, "vk_entrypoints.h", h)
     write(out, "vk_entrypoints.cpp", c)
+    # For tests: every core command name with its kind, so a test can prove each one
+    # resolves to something.
+    names = [f'{{"{n}", {str(k == "Device").lower()}}},' for n, _, k, r in entries if r[0] == "core"]
+    write(out, "vk_core_command_names.inc", names)
 
 
 def write_extensions(out, ext_info):
