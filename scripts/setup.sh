@@ -47,37 +47,78 @@ NEWER_PKGS=(
   xtl-dev/sid                  # needed by xsimd's CMake config
   libcatch2-dev/bookworm-backports  # Catch2 3 built for bookworm's toolchain
 )
-want_key=$(printf '%s\n' "${NEWER_PKGS[@]}" | sha1sum | cut -c1-16)
+# Sid's shader tools need sid's C library: they go to a root of their own and run through
+# that root's dynamic loader (wrappers in $SIDROOT/bin), never touching the system's.
+TOOL_PKGS=(
+  glslang-tools/sid spirv-tools/sid
+  libc6/sid libstdc++6/sid libgcc-s1/sid gcc-16-base/sid libc-gconv-modules-extra/sid
+)
+SIDROOT="$TP/sid-root"
+TOOL_STAMP="$SIDROOT/.unpacked"
 
-if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want_key" ]; then
-  mkdir -p "$CACHE" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
-  cat > "$APTDIR/sources.list" <<SRC
+APT_OPTS=(-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Etc::sourcelist=$APTDIR/sources.list"
+          -o "Dir::Etc::sourceparts=-" -o "Dir::State::status=/dev/null"
+          -o "Dir::Cache=$APTDIR/cache" -o "APT::Sandbox::User=root")
+apt_ready=0
+# fetch_debs PKG/SUITE...: makes sure each package's .deb is in $CACHE.
+fetch_debs() {
+  local need=() spec name
+  for spec in "$@"; do
+    name=${spec%%/*}
+    ls "$CACHE/${name}"_*.deb >/dev/null 2>&1 || need+=("$spec")
+  done
+  [ ${#need[@]} -eq 0 ] && return 0
+  if [ $apt_ready = 0 ]; then
+    mkdir -p "$CACHE" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+    cat > "$APTDIR/sources.list" <<SRC
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
 SRC
-  APT_OPTS=(-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Etc::sourcelist=$APTDIR/sources.list"
-            -o "Dir::Etc::sourceparts=-" -o "Dir::State::status=/dev/null"
-            -o "Dir::Cache=$APTDIR/cache" -o "APT::Sandbox::User=root")
-  need_download=()
-  for spec in "${NEWER_PKGS[@]}"; do
-    name=${spec%%/*}
-    ls "$CACHE/${name}"_*.deb >/dev/null 2>&1 || need_download+=("$spec")
-  done
-  if [ ${#need_download[@]} -gt 0 ]; then
-    say "downloading into $CACHE: ${need_download[*]}"
     apt-get "${APT_OPTS[@]}" update -qq || die "private apt update (sid, bookworm-backports) failed"
-    (cd "$CACHE" && apt-get "${APT_OPTS[@]}" download "${need_download[@]}" >/dev/null) \
-      || die "apt-get download failed for: ${need_download[*]}"
+    apt_ready=1
   fi
-  rm -rf "$PREFIX"
-  mkdir -p "$PREFIX"
-  for spec in "${NEWER_PKGS[@]}"; do
+  say "downloading into $CACHE: ${need[*]}"
+  (cd "$CACHE" && apt-get "${APT_OPTS[@]}" download "${need[@]}" >/dev/null) \
+    || die "apt-get download failed for: ${need[*]}"
+}
+# unpack_debs DIR PKG/SUITE...: fresh DIR with each package's newest cached .deb inside.
+unpack_debs() {
+  local dir=$1 spec name deb
+  shift
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for spec in "$@"; do
     name=${spec%%/*}
     deb=$(ls -t "$CACHE/${name}"_*.deb | head -n1)
     say "unpacking $(basename "$deb")"
-    dpkg -x "$deb" "$PREFIX"
+    dpkg -x "$deb" "$dir"
   done
+}
+
+want_key=$(printf '%s\n' "${NEWER_PKGS[@]}" | sha1sum | cut -c1-16)
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want_key" ]; then
+  fetch_debs "${NEWER_PKGS[@]}"
+  unpack_debs "$PREFIX" "${NEWER_PKGS[@]}"
   echo "$want_key" > "$STAMP"
+fi
+
+tool_key=$(printf '%s\n' "${TOOL_PKGS[@]}" v2 | sha1sum | cut -c1-16)
+if [ ! -f "$TOOL_STAMP" ] || [ "$(cat "$TOOL_STAMP")" != "$tool_key" ]; then
+  fetch_debs "${TOOL_PKGS[@]}"
+  unpack_debs "$SIDROOT" "${TOOL_PKGS[@]}"
+  mkdir -p "$SIDROOT/bin"
+  for tool in glslangValidator glslang spirv-as spirv-val spirv-dis spirv-opt spirv-link; do
+    [ -x "$SIDROOT/usr/bin/$tool" ] || continue
+    cat > "$SIDROOT/bin/$tool" <<WRAP
+#!/bin/sh
+# Runs sid's $tool with sid's own C library (Debian 12's is too old for it).
+R="\$(cd "\$(dirname "\$0")/.." && pwd)"
+L="\$R/usr/lib/x86_64-linux-gnu"
+exec "\$L/ld-linux-x86-64.so.2" --library-path "\$L:\$R/lib/x86_64-linux-gnu" "\$R/usr/bin/$tool" "\$@"
+WRAP
+    chmod +x "$SIDROOT/bin/$tool"
+  done
+  echo "$tool_key" > "$TOOL_STAMP"
 fi
 
 # ---- 3. check versions ----------------------------------------------------------------
@@ -95,5 +136,8 @@ xsver=$(sed -n 's/^#define XSIMD_VERSION_MAJOR \([0-9]*\).*/\1/p' "$PREFIX/usr/i
 [ -f "$PREFIX/usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake" ] || die "Catch2 3 CMake config missing"
 grep -q 'PACKAGE_VERSION "3\.' "$PREFIX/usr/lib/cmake/Catch2/Catch2ConfigVersion.cmake" || die "Catch2 is not version 3"
 [ -f /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || die "the Vulkan loader (libvulkan1) is missing"
+glslang_ver=$("$SIDROOT/bin/glslangValidator" --version 2>/dev/null | sed -n 's/^Glslang Version: *[0-9]*:\([0-9]*\).*/\1/p')
+[ "${glslang_ver:-0}" -ge 16 ] || die "glslangValidator from sid does not run or is older than 16 (got '${glslang_ver:-none}')"
+"$SIDROOT/bin/spirv-val" --version >/dev/null 2>&1 || die "spirv-val from sid does not run"
 
-say "ok: Vulkan-Headers 1.4.$vkver, xsimd $xsver, Catch2 3, LLVM $(/usr/lib/llvm-19/bin/llvm-config --version), prefix $PREFIX"
+say "ok: Vulkan-Headers 1.4.$vkver, xsimd $xsver, Catch2 3, LLVM $(/usr/lib/llvm-19/bin/llvm-config --version), glslang $glslang_ver; prefix $PREFIX, tools $SIDROOT/bin"
