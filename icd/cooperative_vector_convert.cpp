@@ -19,6 +19,7 @@
 // commands one after another on one thread (command_buffer.h), so a barrier naming that
 // stage already holds; the stage needs no code of its own.
 #include "command_buffer.h"
+#include "cooperative_caps.h"
 #include "log.h"
 #include "vk_entrypoints.h"
 
@@ -34,13 +35,9 @@ namespace k = coopvk::kernels;
 
 namespace {
 
-// VkComponentTypeKHR -> element format of a cooperative-vector matrix. Accepted: every
-// type the kernels can store as a matrix element (FLOAT32, FLOAT16, BFLOAT16, E4M3, E5M2,
-// SINT8, UINT8). VUID-VkConvertCooperativeVectorMatrixInfoNV-srcComponentType-10079 /
-// dstComponentType-10080 limit the types to FLOAT32 and the matrixInterpretation values
-// vkGetPhysicalDeviceCooperativeVectorPropertiesNV reports; accepting a superset of those
-// is harmless (a conversion the kernels do exactly), and the allowed *pairs*
-// (VUID-...-srcComponentType-10081) are enforced by kernels::coopvec_conversion_allowed.
+// VkComponentTypeKHR -> element format of a cooperative-vector matrix, for the types
+// the kernels can store as matrix elements (FLOAT32, FLOAT16, BFLOAT16, E4M3, E5M2,
+// SINT8, UINT8). Which of those a conversion may use is decided by matrix_type_allowed.
 bool to_number_format(VkComponentTypeKHR t, k::NumberFormat* out) {
   switch (t) {
     case VK_COMPONENT_TYPE_FLOAT32_KHR: *out = k::NumberFormat::F32; return true;
@@ -55,6 +52,19 @@ bool to_number_format(VkComponentTypeKHR t, k::NumberFormat* out) {
     // are never matrix elements.
     default: return false;
   }
+}
+
+// VUID-VkConvertCooperativeVectorMatrixInfoNV-srcComponentType-10079 / dstComponentType-
+// 10080: a type that is not a matrixInterpretation reported by
+// vkGetPhysicalDeviceCooperativeVectorPropertiesNV "must be FLOAT32". The capability
+// table is what that query reports, so asking it keeps both in step (BFLOAT16 and UINT8,
+// which the kernels could convert, are rejected until the table lists them). Which
+// *pairs* may convert (10081) and fp8 layouts (10082) are the kernels' rules.
+bool matrix_type_allowed(VkComponentTypeKHR t) {
+  if (t == VK_COMPONENT_TYPE_FLOAT32_KHR) return true;
+  for (const caps::VectorEntry& e : caps::vector_table())
+    if (e.matrix_interpretation == t) return true;
+  return false;
 }
 
 // The enum values equal kernels::MatrixLayout's ("All enum values match the
@@ -78,10 +88,10 @@ const char* struct_error(const VkConvertCooperativeVectorMatrixInfoNV& info, Des
   if (info.sType != VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV)
     return "sType is not VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV";
   if (!info.pDstSize) return "pDstSize is NULL";  // ...-pDstSize-parameter
-  if (!to_number_format(info.srcComponentType, &d->src.format))
-    return "srcComponentType is not a cooperative-vector matrix element type";
-  if (!to_number_format(info.dstComponentType, &d->dst.format))
-    return "dstComponentType is not a cooperative-vector matrix element type";
+  if (!matrix_type_allowed(info.srcComponentType) || !to_number_format(info.srcComponentType, &d->src.format))
+    return "srcComponentType is neither FLOAT32 nor a reported matrixInterpretation (VUID-10079)";
+  if (!matrix_type_allowed(info.dstComponentType) || !to_number_format(info.dstComponentType, &d->dst.format))
+    return "dstComponentType is neither FLOAT32 nor a reported matrixInterpretation (VUID-10080)";
   if (!to_matrix_layout(info.srcLayout, &d->src.layout)) return "srcLayout is not a valid layout";
   if (!to_matrix_layout(info.dstLayout, &d->dst.layout)) return "dstLayout is not a valid layout";
   d->src.rows = d->dst.rows = info.numRows;

@@ -233,7 +233,6 @@ bool all_bytes(const uint8_t* p, size_t n, uint8_t v) {
 
 constexpr auto F32 = VK_COMPONENT_TYPE_FLOAT32_KHR;
 constexpr auto F16 = VK_COMPONENT_TYPE_FLOAT16_KHR;
-constexpr auto BF16 = VK_COMPONENT_TYPE_BFLOAT16_KHR;
 constexpr auto E4M3 = VK_COMPONENT_TYPE_FLOAT_E4M3_NV;
 constexpr auto ROW = VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_ROW_MAJOR_NV;
 constexpr auto COL = VK_COOPERATIVE_VECTOR_MATRIX_LAYOUT_COLUMN_MAJOR_NV;
@@ -434,6 +433,59 @@ TEST_CASE("host: invalid input fails with VK_ERROR_VALIDATION_FAILED and writes 
   CHECK(dst == before);
 }
 
+TEST_CASE("host: only FLOAT32 and reported matrixInterpretation types convert (VUID-10079/10080)") {
+  Driver d;
+  auto props = d.icd.get<PFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV>(
+      "vkGetPhysicalDeviceCooperativeVectorPropertiesNV");
+  uint32_t n = 0;
+  REQUIRE(props(d.icd.physical, &n, nullptr) == VK_SUCCESS);
+  std::vector<VkCooperativeVectorPropertiesNV> list(n, {VK_STRUCTURE_TYPE_COOPERATIVE_VECTOR_PROPERTIES_NV});
+  REQUIRE(props(d.icd.physical, &n, list.data()) == VK_SUCCESS);
+  auto reported = [&](VkComponentTypeKHR t) {
+    for (const auto& p : list)
+      if (p.matrixInterpretation == t) return true;
+    return false;
+  };
+  std::vector<float> src = test_values(R * C, 9);
+  std::vector<uint8_t> dst(1 << 14, 0xCD);
+  // F32 -> T (a narrowing float pair, 10081) and T -> T (a layout change, always a valid
+  // pair) for the float types a matrix can hold: each converts exactly when T is reported.
+  const VkComponentTypeKHR floats[] = {F16, VK_COMPONENT_TYPE_BFLOAT16_KHR, E4M3,
+                                       VK_COMPONENT_TYPE_FLOAT_E5M2_NV};
+  for (VkComponentTypeKHR t : floats) {
+    INFO("component type " << t << (reported(t) ? " (reported)" : " (not reported)"));
+    auto info = make_info(F32, ROW, C * 4, t, INFER, 0, R, C);
+    size_t size = dst.size();
+    info.srcSize = src.size() * 4;
+    info.srcData.hostAddress = src.data();
+    info.dstData.hostAddress = dst.data();
+    info.pDstSize = &size;
+    const VkResult r = d.convert(d.device, &info);
+    CHECK(r == (reported(t) ? VK_SUCCESS : VK_ERROR_VALIDATION_FAILED_EXT));
+    if (r != VK_SUCCESS) CHECK(all_bytes(dst.data(), dst.size(), 0xCD));
+    std::memset(dst.data(), 0xCD, dst.size());
+  }
+  // SINT8 -> SINT8 (same type, layout change only) exactly when SINT8 is reported; UINT8
+  // likewise. The source bytes are any int8 values.
+  for (VkComponentTypeKHR t : {VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR}) {
+    INFO("component type " << t << (reported(t) ? " (reported)" : " (not reported)"));
+    std::vector<uint8_t> bytes(size_t(R) * C, 0x42);
+    auto info = make_info(t, ROW, C, t, INFER, 0, R, C);
+    size_t size = dst.size();
+    info.srcSize = bytes.size();
+    info.srcData.hostAddress = bytes.data();
+    info.dstData.hostAddress = dst.data();
+    info.pDstSize = &size;
+    const VkResult r = d.convert(d.device, &info);
+    CHECK(r == (reported(t) ? VK_SUCCESS : VK_ERROR_VALIDATION_FAILED_EXT));
+    if (r != VK_SUCCESS) CHECK(all_bytes(dst.data(), dst.size(), 0xCD));
+    std::memset(dst.data(), 0xCD, dst.size());
+  }
+  // The required combinations of VkCooperativeVectorPropertiesNV make these reported.
+  CHECK(reported(F16));
+  CHECK(reported(VK_COMPONENT_TYPE_SINT8_KHR));
+}
+
 TEST_CASE("command: several conversions on device addresses equal the host conversions byte for byte") {
   Driver d;
   // Two sources: fp32 row-major (strided) and fp16 column-major.
@@ -450,7 +502,7 @@ TEST_CASE("command: several conversions on device addresses equal the host conve
   // Four conversions; info 0 and 1 read the same source (allowed: sources only read).
   std::vector<VkConvertCooperativeVectorMatrixInfoNV> infos = {
       make_info(F32, ROW, kRowStride, F16, INFER, 0, R, C),
-      make_info(F32, ROW, kRowStride, BF16, ROW, C * 2 + 10, R, C),
+      make_info(F32, ROW, kRowStride, F16, ROW, C * 2 + 10, R, C),
       make_info(F16, COL, R * 2, F32, TRAIN, 0, R, C),
       make_info(F32, ROW, kRowStride, E4M3, INFER, 0, R, C),
   };
@@ -509,15 +561,12 @@ TEST_CASE("command: several conversions on device addresses equal the host conve
     CHECK(std::memcmp(buf.host + dst_off[k], host.data(), host.size()) == 0);
     CHECK(all_bytes(buf.host + dst_off[k] + dst_size[k], align64(dst_size[k]) - dst_size[k] + 64, 0xA5));
   }
-  // The bf16 row-major result, element by element against truncation-free rounding of
-  // fp32 (bf16 is the top half of fp32 rounded to nearest even).
+  // The fp16 row-major result, element by element against the scalar reference.
   for (uint32_t r = 0; r < R; ++r)
     for (uint32_t c = 0; c < C; ++c) {
-      const uint32_t x = bits_of(vals[r * C + c]);
-      const uint16_t want = uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
       uint16_t got;
       std::memcpy(&got, buf.host + dst_off[1] + r * (C * 2 + 10) + c * 2, 2);
-      REQUIRE(got == want);
+      REQUIRE(got == ref_f32_to_f16(vals[r * C + c]));
     }
   // The sources were only read.
   CHECK(std::memcmp(buf.host + s0, src0.data(), src0.size()) == 0);
