@@ -136,7 +136,8 @@ std::string validate_cmd_info(const VkConvertCooperativeVectorMatrixInfoNV& info
   if (d % kDeviceAddressAlignment) return "dstData.deviceAddress is not 64-byte aligned (VUID-10085)";
 
   // All of the kernels' own rules (shapes, strides -- VUID-...-srcLayout-10077 /
-  // dstLayout-10078 --, type pairs 10079..10082, srcSize -- VUID-vkCmd...-pInfo-10086),
+  // dstLayout-10078 --, type pairs and fp8 layouts -- 10081 / 10082 --, srcSize --
+  // VUID-vkCmdConvertCooperativeVectorMatrixNV-pInfo-10086),
   // checked by a size query that touches no memory: with dstData NULL convert_matrix
   // validates everything and only writes the required size into `required`.
   const char* why = nullptr;
