@@ -79,7 +79,9 @@ struct Kernels {
       const u32 sh = xsimd::min(u32(uint32_t(151 - BIAS - MB)) - xsimd::max(e, u32(1)), u32(31));
       const u32 q = mant >> sh;
       const u32 rem = mant & ((u32(1) << sh) - u32(1));
-      const u32 half = u32(1) << (sh - u32(1));
+      // sh is 0 for lanes already in the normal range (discarded below); clamp so the
+      // shift count stays defined there too. With sh = 0, rem is 0 and never rounds up.
+      const u32 half = u32(1) << (xsimd::max(sh, u32(1)) - u32(1));
       const auto up = (rem > half) | ((rem == half) & ((q & u32(1)) != u32(0)));
       const u32 denorm = q + xsimd::select(up, u32(1), u32(0));
       r = xsimd::select(a < u32(min_normal), denorm, r);
