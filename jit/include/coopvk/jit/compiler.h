@@ -1,0 +1,75 @@
+// SPIR-V compute shader -> native code through LLVM ORC (host CPU features).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coopvk/jit/shader_abi.h"
+#include "coopvk/jit/spirv_module.h"
+
+namespace coopvk::jit {
+
+enum class DescriptorKind : uint8_t { StorageBuffer, UniformBuffer };
+
+// What the pipeline layout says about each binding, in the driver's flat numbering.
+struct BindingInfo {
+  bool present = false;
+  DescriptorKind kind = DescriptorKind::StorageBuffer;
+  uint32_t first = 0;  // index of array element 0 in the set's flat descriptor array
+  uint32_t count = 0;  // array size
+};
+struct SetInfo {
+  std::vector<BindingInfo> bindings;  // indexed by binding number
+};
+struct PipelineLayoutInfo {
+  SetInfo sets[kMaxDescriptorSets];
+  uint32_t push_constant_bytes = 0;
+};
+
+struct SpecializationValue {
+  uint32_t constant_id;
+  std::vector<uint8_t> bytes;  // 1, 2, 4 or 8 bytes as the app gave them
+};
+
+struct CompileOptions {
+  std::string entry_point = "main";
+  std::vector<SpecializationValue> specialization;
+  uint32_t subgroup_size = 0;  // 0: the host's natural width (default_subgroup_size())
+  PipelineLayoutInfo layout;
+  bool require_full_subgroups = false;
+};
+
+struct CompiledShader {
+  SubgroupFn fn = nullptr;
+  uint32_t local_size[3] = {1, 1, 1};
+  uint32_t subgroup_size = 0;
+  uint32_t subgroups_per_workgroup = 0;
+  uint32_t shared_memory_bytes = 0;
+  bool uses_workgroup_barrier = false;
+  std::shared_ptr<void> keep_alive;  // owns the JIT'd code (the ORC resources)
+  std::vector<uint8_t> object_code;   // the relocatable object it was linked from
+};
+
+struct CompileResult {
+  std::unique_ptr<CompiledShader> shader;  // null on failure
+  std::string error;                       // what is unsupported or wrong, when null
+};
+
+CompileResult compile_compute(const Module& module, const CompileOptions& options);
+
+// VkPipelineCache support: a compiled shader as bytes (native object code plus the
+// metadata above) and back, without compiling again. deserialize() validates what it
+// reads and fails cleanly on anything malformed or built for another CPU.
+std::vector<uint8_t> serialize(const CompiledShader& shader);
+CompileResult deserialize(const uint8_t* data, size_t size);
+
+// The subgroup width used when a pipeline does not require one: the host's natural
+// 32-bit vector width (16 with AVX-512, 8 with AVX2, 4 otherwise).
+uint32_t default_subgroup_size();
+// Subgroup sizes a pipeline may require (VK_EXT_subgroup_size_control).
+constexpr uint32_t kMinSubgroupSize = 4;
+constexpr uint32_t kMaxSubgroupSize = 64;
+
+}  // namespace coopvk::jit

@@ -1,0 +1,47 @@
+// The contract between JIT-compiled shader code and the driver that runs it. Plain C
+// layout: generated code reads these structs at fixed offsets.
+//
+// A compiled shader is one function that runs ONE SUBGROUP of one workgroup: each
+// invocation is a lane of the LLVM vectors (structure of arrays). The runtime
+// (workgroup_runner.h) calls it once per subgroup of each workgroup; when the shader
+// has workgroup barriers the subgroups run as fibers that switch at each barrier.
+#pragma once
+
+#include <cstdint>
+
+namespace coopvk::jit {
+
+constexpr uint32_t kMaxDescriptorSets = 8;
+constexpr uint32_t kMaxPushConstantBytes = 256;
+
+// A buffer descriptor as shader code sees it: the first byte of the bound range
+// (offset and dynamic offset already applied) and its size in bytes.
+struct BufferDescriptor {
+  uint8_t* base;
+  uint64_t range;
+};
+
+// Read-only state of one dispatch, owned by the driver while the dispatch runs.
+// sets[s] points to the flat descriptor array of set s: binding b, array element i
+// is at index PipelineLayoutInfo::sets[s].bindings[b].first + i.
+struct DispatchState {
+  const BufferDescriptor* sets[kMaxDescriptorSets];
+  const uint8_t* push_constants;  // kMaxPushConstantBytes bytes
+  uint32_t num_workgroups[3];     // the dispatch's group counts (NumWorkgroups)
+  uint32_t base_workgroup[3];     // vkCmdDispatchBase's base (already in workgroup_id)
+};
+
+struct WorkgroupState {
+  uint32_t workgroup_id[3];  // absolute: base_workgroup + index within the dispatch
+  uint32_t pad_;
+  uint8_t* shared_memory;    // Workgroup storage, CompiledShader::shared_memory_bytes
+  void* scheduler;           // runtime-private: fiber scheduler for barriers
+};
+
+// Signature of compiled code.
+using SubgroupFn = void (*)(const DispatchState* ds, WorkgroupState* ws, uint32_t subgroup_index);
+
+// Called by compiled code at OpControlBarrier with Workgroup execution scope.
+extern "C" void coopvk_jit_workgroup_barrier(WorkgroupState* ws);
+
+}  // namespace coopvk::jit
