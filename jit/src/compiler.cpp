@@ -1,0 +1,255 @@
+// compile_compute: lowering -> LLVM optimization -> ORC LLJIT for the host CPU, and the
+// (de)serialization of compiled shaders for VkPipelineCache.
+#include "coopvk/jit/compiler.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "lowerer.h"
+
+namespace coopvk::jit {
+
+namespace {
+
+void init_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+// What compiled code depends on besides its source: the CPU it was built for.
+std::string host_signature() {
+  std::string sig = llvm::sys::getHostCPUName().str();
+  for (const auto& f : llvm::sys::getHostCPUFeatures())
+    if (f.second) sig += "," + f.first().str();
+  return sig;
+}
+
+struct JitHolder {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>* object_out) {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!j) return j.takeError();
+  llvm::orc::LLJIT& J = **j;
+  // Runtime entry points the generated code calls; they are hidden in this library, so
+  // they are defined by address rather than looked up by name.
+  llvm::orc::SymbolMap syms;
+  syms[J.mangleAndIntern("coopvk_jit_workgroup_barrier")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&coopvk_jit_workgroup_barrier), llvm::JITSymbolFlags::Exported};
+  if (auto err = J.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(syms)))) return std::move(err);
+  // libm for math intrinsics that become calls (sinf, powf, ...).
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(J.getDataLayout().getGlobalPrefix());
+  if (!gen) return gen.takeError();
+  J.getMainJITDylib().addGenerator(std::move(*gen));
+  if (object_out) {
+    J.getObjTransformLayer().setTransform(
+        [object_out](std::unique_ptr<llvm::MemoryBuffer> obj) -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+          object_out->assign(obj->getBufferStart(), obj->getBufferEnd());
+          return std::move(obj);
+        });
+  }
+  return j;
+}
+
+void optimize(llvm::Module& mod, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(mod, mam);
+}
+
+CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta) {
+  CompileResult out;
+  auto sym = j->lookup(Lowerer::kKernelName);
+  if (!sym) {
+    out.error = "JIT link failed: " + llvm::toString(sym.takeError());
+    return out;
+  }
+  auto shader = std::make_unique<CompiledShader>(std::move(meta));
+  shader->fn = sym->toPtr<SubgroupFn>();
+  auto holder = std::make_shared<JitHolder>();
+  holder->jit = std::move(j);
+  shader->keep_alive = holder;
+  out.shader = std::move(shader);
+  return out;
+}
+
+}  // namespace
+
+uint32_t default_subgroup_size() {
+  static const uint32_t size = [] {
+    auto f = llvm::sys::getHostCPUFeatures();
+    if (f.lookup("avx512f")) return 16u;
+    if (f.lookup("avx2") || f.lookup("avx")) return 8u;
+    return 4u;
+  }();
+  return size;
+}
+
+CompileResult compile_compute(const Module& module, const CompileOptions& options) {
+  init_llvm();
+  CompileResult out;
+  uint32_t sg = options.subgroup_size ? options.subgroup_size : default_subgroup_size();
+  if (sg < kMinSubgroupSize || sg > kMaxSubgroupSize || (sg & (sg - 1))) {
+    out.error = "subgroup size " + std::to_string(sg) + " is not a power of two in [4, 64]";
+    return out;
+  }
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  CompiledShader meta;
+  std::unique_ptr<llvm::Module> mod;
+  try {
+    Lowerer lowerer(module, options, *ctx);
+    mod = lowerer.lower();
+    for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];
+    meta.subgroup_size = lowerer.N;
+    uint32_t inv = meta.local_size[0] * meta.local_size[1] * meta.local_size[2];
+    meta.subgroups_per_workgroup = (inv + lowerer.N - 1) / lowerer.N;
+    meta.shared_memory_bytes = lowerer.shared_memory_bytes;
+    meta.uses_workgroup_barrier = lowerer.uses_barrier;
+  } catch (const LowerError& e) {
+    out.error = e.what();
+    return out;
+  } catch (const std::exception& e) {
+    out.error = std::string("malformed module: ") + e.what();
+    return out;
+  }
+  auto j = make_jit(&meta.object_code);
+  if (!j) {
+    out.error = "cannot create the JIT: " + llvm::toString(j.takeError());
+    return out;
+  }
+  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (tmb) {
+    tmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    if (auto tm = tmb->createTargetMachine()) {
+      mod->setDataLayout((*tm)->createDataLayout());
+      mod->setTargetTriple((*tm)->getTargetTriple().str());
+      optimize(*mod, tm->get());
+    } else {
+      llvm::consumeError(tm.takeError());
+    }
+  } else {
+    llvm::consumeError(tmb.takeError());
+  }
+  if (auto err = (*j)->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+    out.error = "JIT rejected the module: " + llvm::toString(std::move(err));
+    return out;
+  }
+  return finish(std::move(*j), std::move(meta));
+}
+
+// ---- pipeline-cache form ------------------------------------------------------------------
+
+namespace {
+constexpr char kMagic[8] = {'c', 'o', 'o', 'p', 'v', 'k', 'S', '1'};
+
+template <typename T>
+void put(std::vector<uint8_t>& b, const T& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&v);
+  b.insert(b.end(), p, p + sizeof(T));
+}
+
+struct Reader {
+  const uint8_t* p;
+  size_t left;
+  template <typename T>
+  bool get(T* v) {
+    if (left < sizeof(T)) return false;
+    std::memcpy(v, p, sizeof(T));
+    p += sizeof(T);
+    left -= sizeof(T);
+    return true;
+  }
+};
+}  // namespace
+
+std::vector<uint8_t> serialize(const CompiledShader& s) {
+  std::vector<uint8_t> b(kMagic, kMagic + 8);
+  std::string sig = host_signature();
+  put(b, uint32_t(sig.size()));
+  b.insert(b.end(), sig.begin(), sig.end());
+  for (int k = 0; k < 3; ++k) put(b, s.local_size[k]);
+  put(b, s.subgroup_size);
+  put(b, s.subgroups_per_workgroup);
+  put(b, s.shared_memory_bytes);
+  put(b, uint32_t(s.uses_workgroup_barrier));
+  put(b, uint64_t(s.object_code.size()));
+  b.insert(b.end(), s.object_code.begin(), s.object_code.end());
+  return b;
+}
+
+CompileResult deserialize(const uint8_t* data, size_t size) {
+  init_llvm();
+  CompileResult out;
+  Reader r{data, size};
+  char magic[8];
+  uint32_t sig_len = 0;
+  if (!data || size < 12 || (std::memcpy(magic, data, 8), std::memcmp(magic, kMagic, 8) != 0)) {
+    out.error = "not a coopvk compiled shader";
+    return out;
+  }
+  r.p += 8;
+  r.left -= 8;
+  if (!r.get(&sig_len) || sig_len > r.left) {
+    out.error = "truncated compiled shader";
+    return out;
+  }
+  std::string sig(reinterpret_cast<const char*>(r.p), sig_len);
+  r.p += sig_len;
+  r.left -= sig_len;
+  if (sig != host_signature()) {
+    out.error = "compiled for another CPU";
+    return out;
+  }
+  CompiledShader meta;
+  uint32_t barrier = 0;
+  uint64_t obj_size = 0;
+  bool ok = r.get(&meta.local_size[0]) && r.get(&meta.local_size[1]) && r.get(&meta.local_size[2]) &&
+            r.get(&meta.subgroup_size) && r.get(&meta.subgroups_per_workgroup) &&
+            r.get(&meta.shared_memory_bytes) && r.get(&barrier) && r.get(&obj_size) && obj_size == r.left;
+  if (!ok || obj_size == 0 || meta.subgroup_size < kMinSubgroupSize || meta.subgroup_size > kMaxSubgroupSize ||
+      meta.subgroups_per_workgroup == 0 || meta.subgroups_per_workgroup > 1024 || meta.shared_memory_bytes > 65536) {
+    out.error = "malformed compiled shader";
+    return out;
+  }
+  meta.uses_workgroup_barrier = barrier != 0;
+  meta.object_code.assign(r.p, r.p + obj_size);
+  auto j = make_jit(nullptr);
+  if (!j) {
+    out.error = "cannot create the JIT: " + llvm::toString(j.takeError());
+    return out;
+  }
+  auto buf = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(reinterpret_cast<const char*>(meta.object_code.data()), meta.object_code.size()));
+  if (auto err = (*j)->addObjectFile(std::move(buf))) {
+    out.error = "cached object rejected: " + llvm::toString(std::move(err));
+    return out;
+  }
+  return finish(std::move(*j), std::move(meta));
+}
+
+}  // namespace coopvk::jit

@@ -1,0 +1,135 @@
+// The kernel: the one exported function, running one subgroup. It builds the context,
+// computes the active lanes, materializes built-in inputs into per-lane memory and
+// calls the entry point's lowered function.
+#include <llvm/IR/Constants.h>
+
+#include "lowerer.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+namespace {
+constexpr uint64_t kNumWorkgroupsOffset = offsetof(DispatchState, num_workgroups);
+}
+
+llvm::Value* Lowerer::builtin_value(uint32_t builtin) {
+  llvm::Type* i32v = lanes(B.getInt32Ty());
+  auto uvec3 = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+    llvm::Value* r = llvm::PoisonValue::get(llvm::ArrayType::get(i32v, 3));
+    r = B.CreateInsertValue(r, x, 0);
+    r = B.CreateInsertValue(r, y, 1);
+    return B.CreateInsertValue(r, z, 2);
+  };
+  llvm::Value* sg = ctx_field(kCtxSubgroup);
+  llvm::Value* local_index = B.CreateAdd(splat(B.CreateMul(sg, B.getInt32(N))), lane_index());
+  auto local_id = [&](int k) -> llvm::Value* {
+    if (k == 0) return B.CreateURem(local_index, splat(B.getInt32(local_size[0])));
+    if (k == 1) return B.CreateURem(B.CreateUDiv(local_index, splat(B.getInt32(local_size[0]))), splat(B.getInt32(local_size[1])));
+    return B.CreateUDiv(local_index, splat(B.getInt32(local_size[0] * local_size[1])));
+  };
+  auto wg_id = [&](int k) {
+    llvm::Value* ws = ctx_field(kCtxWorkgroup);
+    return splat(B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), ws, 4 * k)));
+  };
+  auto num_wg = [&](int k) {
+    llvm::Value* ds = ctx_field(kCtxDispatch);
+    return splat(B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kNumWorkgroupsOffset + 4 * k)));
+  };
+  // Lane masks for SubgroupEq/Ge/Gt/Le/LtMask: a 64-bit mask per lane, split into uvec4.
+  auto lane_mask = [&](auto make) {
+    llvm::Type* i64v = lanes(B.getInt64Ty());
+    llvm::Value* lane64 = B.CreateZExt(lane_index(), i64v);
+    llvm::Value* valid = splat(B.getInt64(N >= 64 ? ~0ull : ((1ull << N) - 1)));
+    llvm::Value* m64 = B.CreateAnd(make(lane64, i64v), valid);
+    llvm::Value* lo = B.CreateTrunc(m64, i32v);
+    llvm::Value* hi = B.CreateTrunc(B.CreateLShr(m64, splat(B.getInt64(32))), i32v);
+    llvm::Value* zero = llvm::Constant::getNullValue(i32v);
+    llvm::Value* r = llvm::PoisonValue::get(llvm::ArrayType::get(i32v, 4));
+    r = B.CreateInsertValue(r, lo, 0);
+    r = B.CreateInsertValue(r, hi, 1);
+    r = B.CreateInsertValue(r, zero, 2);
+    return B.CreateInsertValue(r, zero, 3);
+  };
+  llvm::Value* one64 = splat(B.getInt64(1));
+  switch (static_cast<spv::BuiltIn>(builtin)) {
+    case spv::BuiltIn::LocalInvocationIndex: return local_index;
+    case spv::BuiltIn::LocalInvocationId: return uvec3(local_id(0), local_id(1), local_id(2));
+    case spv::BuiltIn::WorkgroupId: return uvec3(wg_id(0), wg_id(1), wg_id(2));
+    case spv::BuiltIn::NumWorkgroups: return uvec3(num_wg(0), num_wg(1), num_wg(2));
+    case spv::BuiltIn::WorkgroupSize:
+      return uvec3(splat(B.getInt32(local_size[0])), splat(B.getInt32(local_size[1])), splat(B.getInt32(local_size[2])));
+    case spv::BuiltIn::GlobalInvocationId: {
+      llvm::Value* g[3];
+      for (int k = 0; k < 3; ++k) g[k] = B.CreateAdd(B.CreateMul(wg_id(k), splat(B.getInt32(local_size[k]))), local_id(k));
+      return uvec3(g[0], g[1], g[2]);
+    }
+    case spv::BuiltIn::SubgroupId: return splat(sg);
+    case spv::BuiltIn::NumSubgroups: {
+      uint32_t inv = local_size[0] * local_size[1] * local_size[2];
+      return splat(B.getInt32((inv + N - 1) / N));
+    }
+    case spv::BuiltIn::SubgroupSize: return splat(B.getInt32(N));
+    case spv::BuiltIn::SubgroupLocalInvocationId: return lane_index();
+    case spv::BuiltIn::SubgroupEqMask:
+      return lane_mask([&](llvm::Value* l, llvm::Type*) { return B.CreateShl(one64, l); });
+    case spv::BuiltIn::SubgroupGeMask:
+      return lane_mask([&](llvm::Value* l, llvm::Type*) { return B.CreateShl(splat(B.getInt64(~0ull)), l); });
+    case spv::BuiltIn::SubgroupGtMask:
+      return lane_mask([&](llvm::Value* l, llvm::Type*) {
+        return B.CreateShl(B.CreateShl(splat(B.getInt64(~0ull)), l), one64);
+      });
+    case spv::BuiltIn::SubgroupLeMask:
+      return lane_mask([&](llvm::Value* l, llvm::Type*) {
+        return B.CreateSub(B.CreateShl(B.CreateShl(one64, l), one64), one64);
+      });
+    case spv::BuiltIn::SubgroupLtMask:
+      return lane_mask([&](llvm::Value* l, llvm::Type*) { return B.CreateSub(B.CreateShl(one64, l), one64); });
+    default:
+      fail("built-in " + std::to_string(builtin) + " is not supported in compute shaders");
+  }
+}
+
+void Lowerer::emit_kernel(Id entry_fn) {
+  auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty()}, false);
+  auto* kf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kKernelName, M.get());
+  F = FunctionState{};
+  F.llvm_fn = kf;
+  F.entry = llvm::BasicBlock::Create(C, "entry", kf);
+  B.SetInsertPoint(F.entry);
+  auto a = kf->arg_begin();
+  llvm::Value* ds = &*a++;
+  llvm::Value* ws = &*a++;
+  llvm::Value* sg = &*a++;
+  llvm::AllocaInst* ctx = entry_alloca(ctx_type, 1, 16);
+  llvm::AllocaInst* priv = entry_alloca(B.getInt8Ty(), std::max<uint64_t>(private_block_bytes, 16), 64);
+  B.CreateStore(ds, B.CreateStructGEP(ctx_type, ctx, kCtxDispatch));
+  B.CreateStore(ws, B.CreateStructGEP(ctx_type, ctx, kCtxWorkgroup));
+  B.CreateStore(sg, B.CreateStructGEP(ctx_type, ctx, kCtxSubgroup));
+  B.CreateStore(priv, B.CreateStructGEP(ctx_type, ctx, kCtxPrivate));
+  F.ctx = ctx;
+
+  // Lanes past the end of the workgroup (a partial last subgroup) stay inactive.
+  uint32_t invocations = local_size[0] * local_size[1] * local_size[2];
+  llvm::Value* local_index = B.CreateAdd(splat(B.CreateMul(sg, B.getInt32(N))), lane_index());
+  mask = B.CreateICmpULT(local_index, splat(B.getInt32(invocations)));
+
+  // Built-ins and Private initializers go to the per-lane private block.
+  for (const Instruction& g : m.globals) {
+    if (g.opcode != uint16_t(spv::Op::OpVariable)) continue;
+    auto it = global_vars.find(g.result);
+    if (it == global_vars.end()) continue;
+    Id pointee = type(g.result_type).elem;
+    if (it->second.storage == uint32_t(spv::StorageClass::Input)) {
+      const Decoration* d = nullptr;
+      if (!m.has_decoration(g.result, uint32_t(spv::Decoration::BuiltIn), &d) || d->args.empty())
+        fail("Input variable without a BuiltIn decoration", &g);
+      store_rep(pointee, value(g.result), builtin_value(d->args[0]), mask, 0);
+    } else if (it->second.storage == uint32_t(spv::StorageClass::Private) && g.operands.size() > 1) {
+      store_rep(pointee, value(g.result), value(g.operands[1]), mask, 0);
+    }
+  }
+  B.CreateCall(functions.at(entry_fn), {ctx, mask});
+  B.CreateRetVoid();
+}
+
+}  // namespace coopvk::jit

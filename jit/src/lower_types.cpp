@@ -1,0 +1,413 @@
+// Types, memory layouts, constants and value helpers of the lowering.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstring>
+
+#include "lowerer.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+void Lowerer::fail(const std::string& what, const Instruction* at) const {
+  if (at)
+    throw LowerError("offset " + std::to_string(at->offset) + " (" + spv_op_name(at->opcode) +
+                     "): " + what);
+  throw LowerError(what);
+}
+
+void Lowerer::collect_types() {
+  for (const Instruction& in : m.globals) {
+    TypeInfo t;
+    t.op = in.opcode;
+    const auto& o = in.operands;
+    auto need = [&](size_t n) {
+      if (o.size() < n) fail("too few operands", &in);
+    };
+    switch (static_cast<spv::Op>(in.opcode)) {
+      case spv::Op::OpTypeVoid:
+      case spv::Op::OpTypeBool:
+        break;
+      case spv::Op::OpTypeInt:
+        need(2);
+        t.width = o[0];
+        t.is_signed = o[1] != 0;
+        if (t.width != 8 && t.width != 16 && t.width != 32 && t.width != 64)
+          fail("integer width " + std::to_string(t.width) + " is not supported", &in);
+        break;
+      case spv::Op::OpTypeFloat:
+        need(1);
+        t.width = o[0];
+        if (o.size() > 1) {
+          t.float_encoding = o[1];
+          fail("floating-point encoding " + std::to_string(o[1]) + " is not supported yet", &in);
+        }
+        if (t.width != 16 && t.width != 32 && t.width != 64)
+          fail("float width " + std::to_string(t.width) + " is not supported", &in);
+        break;
+      case spv::Op::OpTypeVector:
+      case spv::Op::OpTypeMatrix:
+        need(2);
+        t.elem = o[0];
+        t.count = o[1];
+        break;
+      case spv::Op::OpTypeArray:
+        need(2);
+        t.elem = o[0];
+        t.count = uint32_t(constant_u64(o[1]));
+        if (t.count == 0) fail("array of length 0", &in);
+        break;
+      case spv::Op::OpTypeRuntimeArray:
+        need(1);
+        t.elem = o[0];
+        t.count = 0;
+        break;
+      case spv::Op::OpTypeStruct:
+        t.members = o;
+        break;
+      case spv::Op::OpTypePointer:
+      case spv::Op::OpTypeUntypedPointerKHR:
+        need(1);
+        t.storage = o[0];
+        t.elem = o.size() > 1 ? o[1] : 0;
+        break;
+      case spv::Op::OpTypeFunction:
+        t.elem = o.empty() ? 0 : o[0];
+        t.members.assign(o.begin() + (o.empty() ? 0 : 1), o.end());
+        break;
+      case spv::Op::OpTypeForwardPointer:
+        continue;
+      default:
+        if (in.result && in.result_type == 0 && spv_op_is_type(in.opcode))
+          fail("type is not supported", &in);
+        continue;  // constants and variables: handled elsewhere
+    }
+    types_[in.result] = std::move(t);
+  }
+}
+
+const TypeInfo& Lowerer::type(Id id) const {
+  auto it = types_.find(id);
+  if (it == types_.end()) fail("id " + std::to_string(id) + " is not a type");
+  return it->second;
+}
+
+bool Lowerer::is_scalar(Id t) const {
+  auto op = static_cast<spv::Op>(type(t).op);
+  return op == spv::Op::OpTypeInt || op == spv::Op::OpTypeFloat || op == spv::Op::OpTypeBool;
+}
+
+Id Lowerer::scalar_of(Id t) const {
+  return static_cast<spv::Op>(type(t).op) == spv::Op::OpTypeVector ? type(t).elem : t;
+}
+
+llvm::Type* Lowerer::scalar_type(Id id) const {
+  const TypeInfo& t = type(id);
+  switch (static_cast<spv::Op>(t.op)) {
+    case spv::Op::OpTypeBool:
+      return llvm::Type::getInt1Ty(C);
+    case spv::Op::OpTypeInt:
+      return llvm::Type::getIntNTy(C, t.width);
+    case spv::Op::OpTypeFloat:
+      return t.width == 16 ? llvm::Type::getHalfTy(C)
+             : t.width == 32 ? llvm::Type::getFloatTy(C)
+                             : llvm::Type::getDoubleTy(C);
+    case spv::Op::OpTypePointer:
+      return llvm::PointerType::get(C, 0);
+    default:
+      fail("type id " + std::to_string(id) + " is not a scalar");
+  }
+}
+
+llvm::VectorType* Lowerer::lanes(llvm::Type* scalar) const {
+  return llvm::FixedVectorType::get(scalar, N);
+}
+
+llvm::Type* Lowerer::rep_type(Id id) {
+  if (auto it = rep_cache_.find(id); it != rep_cache_.end()) return it->second;
+  const TypeInfo& t = type(id);
+  llvm::Type* r = nullptr;
+  switch (static_cast<spv::Op>(t.op)) {
+    case spv::Op::OpTypeBool:
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+    case spv::Op::OpTypePointer:
+      r = lanes(scalar_type(id));
+      break;
+    case spv::Op::OpTypeVector:
+    case spv::Op::OpTypeMatrix:
+    case spv::Op::OpTypeArray:
+      r = llvm::ArrayType::get(rep_type(t.elem), t.count);
+      break;
+    case spv::Op::OpTypeStruct: {
+      std::vector<llvm::Type*> members;
+      for (Id mem : t.members) members.push_back(rep_type(mem));
+      r = llvm::StructType::get(C, members);
+      break;
+    }
+    case spv::Op::OpTypeVoid:
+      r = llvm::Type::getVoidTy(C);
+      break;
+    default:
+      fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) +
+           ") are not supported");
+  }
+  rep_cache_[id] = r;
+  return r;
+}
+
+// ---- memory layout --------------------------------------------------------------------
+
+uint64_t Lowerer::array_stride(Id array_type) const {
+  const Decoration* d = nullptr;
+  if (m.has_decoration(array_type, uint32_t(spv::Decoration::ArrayStride), &d) && !d->args.empty())
+    return d->args[0];
+  MemLayout e = layout(type(array_type).elem);
+  return (e.size + e.align - 1) / e.align * e.align;
+}
+
+uint64_t Lowerer::member_offset(Id struct_type, uint32_t member) const {
+  auto it = m.decorations.find(struct_type);
+  if (it != m.decorations.end())
+    for (const Decoration& d : it->second)
+      if (d.member == int32_t(member) && d.decoration == uint32_t(spv::Decoration::Offset) && !d.args.empty())
+        return d.args[0];
+  // Natural layout: members in order, each at its alignment.
+  const TypeInfo& t = type(struct_type);
+  uint64_t off = 0;
+  for (uint32_t i = 0; i <= member && i < t.members.size(); ++i) {
+    MemLayout l = layout(t.members[i]);
+    off = (off + l.align - 1) / l.align * l.align;
+    if (i == member) return off;
+    off += l.size;
+  }
+  fail("struct member index out of range");
+}
+
+uint64_t Lowerer::matrix_stride(Id struct_type, uint32_t member) const {
+  auto it = m.decorations.find(struct_type);
+  if (it != m.decorations.end())
+    for (const Decoration& d : it->second)
+      if (d.member == int32_t(member)) {
+        if (d.decoration == uint32_t(spv::Decoration::RowMajor))
+          fail("row-major matrices in memory are not supported yet");
+        if (d.decoration == uint32_t(spv::Decoration::MatrixStride) && !d.args.empty()) return d.args[0];
+      }
+  return 0;
+}
+
+MemLayout Lowerer::layout(Id id) const {
+  const TypeInfo& t = type(id);
+  switch (static_cast<spv::Op>(t.op)) {
+    case spv::Op::OpTypeBool:
+      return {1, 1};
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+      return {t.width / 8u, t.width / 8u};
+    case spv::Op::OpTypePointer:
+      return {8, 8};
+    case spv::Op::OpTypeVector: {
+      MemLayout e = layout(t.elem);
+      return {e.size * t.count, e.align};
+    }
+    case spv::Op::OpTypeMatrix: {
+      MemLayout c = layout(t.elem);
+      return {c.size * t.count, c.align};
+    }
+    case spv::Op::OpTypeArray: {
+      MemLayout e = layout(t.elem);
+      return {array_stride(id) * t.count, e.align};
+    }
+    case spv::Op::OpTypeRuntimeArray:
+      return {0, layout(t.elem).align};
+    case spv::Op::OpTypeStruct: {
+      uint64_t end = 0;
+      uint32_t align = 1;
+      for (uint32_t i = 0; i < t.members.size(); ++i) {
+        MemLayout l = layout(t.members[i]);
+        align = std::max(align, l.align);
+        end = std::max(end, member_offset(id, i) + l.size);
+      }
+      return {(end + align - 1) / align * align, align};
+    }
+    default:
+      fail("type id " + std::to_string(id) + " has no memory layout");
+  }
+}
+
+// ---- constants ------------------------------------------------------------------------
+
+bool Lowerer::is_constant(Id id) const {
+  const Instruction* g = m.global(id);
+  return g && spv_op_is_constant(g->opcode);
+}
+
+uint64_t Lowerer::constant_u64(Id id) {
+  const Instruction* g = m.global(id);
+  if (!g) fail("id " + std::to_string(id) + " is not a constant");
+  llvm::Value* v = constant(id);
+  auto* c = llvm::dyn_cast<llvm::Constant>(v);
+  if (!c) fail("id " + std::to_string(id) + " does not fold to a constant", g);
+  if (auto* splat_c = c->getSplatValue()) c = splat_c;
+  if (auto* ci = llvm::dyn_cast<llvm::ConstantInt>(c)) return ci->getZExtValue();
+  fail("id " + std::to_string(id) + " is not an integer constant", g);
+}
+
+llvm::Value* Lowerer::constant(Id id) {
+  if (auto it = const_cache_.find(id); it != const_cache_.end()) return it->second;
+  const Instruction* g = m.global(id);
+  if (!g) fail("id " + std::to_string(id) + " is not a module-scope constant");
+  auto op = static_cast<spv::Op>(g->opcode);
+  llvm::Value* r = nullptr;
+  // Specialization: a SpecId-decorated constant takes the application's value.
+  const std::vector<uint8_t>* spec = nullptr;
+  if (auto it = spec_values_.find(id); it != spec_values_.end()) spec = &it->second;
+  switch (op) {
+    case spv::Op::OpConstantTrue:
+    case spv::Op::OpConstantFalse:
+    case spv::Op::OpSpecConstantTrue:
+    case spv::Op::OpSpecConstantFalse: {
+      bool v = op == spv::Op::OpConstantTrue || op == spv::Op::OpSpecConstantTrue;
+      if (spec) {
+        uint32_t b = 0;
+        std::memcpy(&b, spec->data(), std::min<size_t>(4, spec->size()));
+        v = b != 0;
+      }
+      r = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N),
+                                         llvm::ConstantInt::get(llvm::Type::getInt1Ty(C), v));
+      break;
+    }
+    case spv::Op::OpConstant:
+    case spv::Op::OpSpecConstant: {
+      const TypeInfo& t = type(g->result_type);
+      uint64_t bits = 0;
+      if (spec) {
+        std::memcpy(&bits, spec->data(), std::min<size_t>(8, spec->size()));
+      } else {
+        if (g->operands.empty()) fail("constant without a value", g);
+        bits = g->operands[0];
+        if (t.width == 64 && g->operands.size() > 1) bits |= uint64_t(g->operands[1]) << 32;
+      }
+      llvm::Type* st = scalar_type(g->result_type);
+      llvm::Constant* c;
+      if (t.op == uint16_t(spv::Op::OpTypeFloat)) {
+        llvm::APInt ai(t.width, bits);
+        c = llvm::ConstantFP::get(st, llvm::APFloat(st->getFltSemantics(), ai));
+      } else {
+        c = llvm::ConstantInt::get(st, llvm::APInt(t.width, bits));
+      }
+      r = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N), c);
+      break;
+    }
+    case spv::Op::OpConstantComposite:
+    case spv::Op::OpSpecConstantComposite: {
+      llvm::Type* rt = rep_type(g->result_type);
+      std::vector<llvm::Constant*> parts;
+      for (Id part : g->operands) {
+        auto* c = llvm::dyn_cast<llvm::Constant>(constant(part));
+        if (!c) fail("composite constant part does not fold", g);
+        parts.push_back(c);
+      }
+      if (auto* at = llvm::dyn_cast<llvm::ArrayType>(rt)) r = llvm::ConstantArray::get(at, parts);
+      else if (auto* st = llvm::dyn_cast<llvm::StructType>(rt)) r = llvm::ConstantStruct::get(st, parts);
+      else fail("composite constant of a non-composite type", g);
+      break;
+    }
+    case spv::Op::OpConstantNull:
+    case spv::Op::OpUndef:
+      r = llvm::Constant::getNullValue(rep_type(g->result_type));
+      break;
+    case spv::Op::OpSpecConstantOp: {
+      if (g->operands.empty()) fail("OpSpecConstantOp without an opcode", g);
+      Instruction in;
+      in.opcode = uint16_t(g->operands[0]);
+      in.result_type = g->result_type;
+      in.result = g->result;
+      in.operands.assign(g->operands.begin() + 1, g->operands.end());
+      in.offset = g->offset;
+      // The operands are constants, so the IRBuilder folds the result to a constant.
+      if (!lower_arith(in) && !lower_composite(in) && !lower_conversion(in))
+        fail("OpSpecConstantOp with opcode " + std::string(spv_op_name(in.opcode)) + " is not supported", g);
+      r = F.values.at(id);
+      F.values.erase(id);
+      break;
+    }
+    default:
+      fail("id " + std::to_string(id) + " is not a constant", g);
+  }
+  const_cache_[id] = r;
+  return r;
+}
+
+// ---- values -----------------------------------------------------------------------------
+
+llvm::Value* Lowerer::splat(llvm::Value* scalar) { return B.CreateVectorSplat(N, scalar); }
+
+llvm::Value* Lowerer::lane_index() {
+  std::vector<llvm::Constant*> idx;
+  for (uint32_t i = 0; i < N; ++i) idx.push_back(B.getInt32(i));
+  return llvm::ConstantVector::get(idx);
+}
+
+llvm::Value* Lowerer::any(llvm::Value* mask_v) { return B.CreateOrReduce(mask_v); }
+
+llvm::Value* Lowerer::zero_rep(Id t) { return llvm::Constant::getNullValue(rep_type(t)); }
+
+llvm::Value* Lowerer::map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f) {
+  llvm::Type* t = a->getType();
+  if (t->isVectorTy()) return f(a);
+  unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
+  llvm::Value* out = nullptr;
+  std::vector<llvm::Value*> parts;
+  for (unsigned i = 0; i < n; ++i) parts.push_back(map_leaves(B.CreateExtractValue(a, i), f));
+  // The result may have a different leaf type (comparisons, conversions).
+  std::vector<llvm::Type*> pts;
+  for (auto* p : parts) pts.push_back(p->getType());
+  llvm::Type* rt = t->isArrayTy() ? static_cast<llvm::Type*>(llvm::ArrayType::get(pts[0], n))
+                                  : static_cast<llvm::Type*>(llvm::StructType::get(C, pts));
+  out = llvm::PoisonValue::get(rt);
+  for (unsigned i = 0; i < n; ++i) out = B.CreateInsertValue(out, parts[i], i);
+  return out;
+}
+
+llvm::Value* Lowerer::map_leaves2(llvm::Value* a, llvm::Value* b,
+                                  const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& f) {
+  llvm::Type* t = a->getType();
+  if (t->isVectorTy()) return f(a, b);
+  unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
+  std::vector<llvm::Value*> parts;
+  for (unsigned i = 0; i < n; ++i)
+    parts.push_back(map_leaves2(B.CreateExtractValue(a, i), B.CreateExtractValue(b, i), f));
+  std::vector<llvm::Type*> pts;
+  for (auto* p : parts) pts.push_back(p->getType());
+  llvm::Type* rt = t->isArrayTy() ? static_cast<llvm::Type*>(llvm::ArrayType::get(pts[0], n))
+                                  : static_cast<llvm::Type*>(llvm::StructType::get(C, pts));
+  llvm::Value* out = llvm::PoisonValue::get(rt);
+  for (unsigned i = 0; i < n; ++i) out = B.CreateInsertValue(out, parts[i], i);
+  return out;
+}
+
+llvm::Value* Lowerer::map_leaves3(
+    llvm::Value* a, llvm::Value* b, llvm::Value* c,
+    const std::function<llvm::Value*(llvm::Value*, llvm::Value*, llvm::Value*)>& f) {
+  llvm::Type* t = a->getType();
+  if (t->isVectorTy()) return f(a, b, c);
+  unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
+  std::vector<llvm::Value*> parts;
+  for (unsigned i = 0; i < n; ++i)
+    parts.push_back(map_leaves3(B.CreateExtractValue(a, i), B.CreateExtractValue(b, i),
+                                B.CreateExtractValue(c, i), f));
+  std::vector<llvm::Type*> pts;
+  for (auto* p : parts) pts.push_back(p->getType());
+  llvm::Type* rt = t->isArrayTy() ? static_cast<llvm::Type*>(llvm::ArrayType::get(pts[0], n))
+                                  : static_cast<llvm::Type*>(llvm::StructType::get(C, pts));
+  llvm::Value* out = llvm::PoisonValue::get(rt);
+  for (unsigned i = 0; i < n; ++i) out = B.CreateInsertValue(out, parts[i], i);
+  return out;
+}
+
+llvm::Value* Lowerer::select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value* f) {
+  return map_leaves2(t, f, [&](llvm::Value* x, llvm::Value* y) { return B.CreateSelect(cond, x, y); });
+}
+
+}  // namespace coopvk::jit
