@@ -511,7 +511,8 @@ bool Reader::place(Instruction&& ins, const OpcodeInfo& info) {
       return define(d.result, d.result_type, D::FunctionDef,
                     static_cast<uint32_t>(m_.functions.size() - 1));
     }
-    case Op::OpExtInst: {
+    case Op::OpExtInst:
+    case Op::OpExtInstWithForwardRefsKHR: {
       auto it = m_.ext_inst_imports.find(op(ins, 0));
       if (it == m_.ext_inst_imports.end() || it->second.rfind("NonSemantic.", 0) != 0)
         return fail("only NonSemantic extended instructions may appear outside a function");
