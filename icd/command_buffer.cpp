@@ -11,6 +11,7 @@ void CommandBuffer::reset() {
   commands.clear();
   commands.shrink_to_fit();
   record_error = VK_SUCCESS;
+  compute = {};
   state = CbState::Initial;
   usage = 0;
 }

@@ -3,6 +3,7 @@
 // barriers need no work beyond keeping that order.
 #pragma once
 
+#include "compute_state.h"
 #include "device.h"
 
 #include <atomic>
@@ -43,6 +44,7 @@ struct CommandBuffer : DispatchableObject {
   VkResult record_error = VK_SUCCESS;
   std::vector<Command> commands;
   std::atomic<uint32_t> pending{0};  // submissions not yet finished
+  ComputeBindState compute;          // bound pipeline, sets, push constants (commands_compute.cpp)
 
   void reset();
   // Records a command if recording is still healthy.

@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "instance.h"
 #include "log.h"
+#include "pipeline.h"
 #include "queue.h"
 #include "vk_entrypoints.h"
 #include "vk_extensions.h"
@@ -24,6 +25,8 @@ void destroy_device(Device* dev, const VkAllocationCallbacks* cb) {
     dev->queues[i]->stop();
     vk_delete(cb, dev->queues[i]);
   }
+  // After the queues: a queue thread may be in a dispatch on the worker pool until stopped.
+  vk_delete(cb, dev->compute);
   vk_delete(cb, dev);
 }
 
@@ -75,6 +78,11 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
     dev->has_allocator = true;
   }
   dev->enabled_extensions = enabled;
+  dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+  if (!dev->compute) {
+    destroy_device(dev, cb);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
   for (uint32_t i = 0; i < queues_wanted; ++i) {
     Queue* q = vk_new<Queue>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
     if (!q) {

@@ -13,6 +13,7 @@
 namespace coopvk {
 
 struct Queue;
+struct DeviceCompute;
 
 struct Device : DispatchableObject {
   PhysicalDevice* physical = nullptr;
@@ -20,6 +21,7 @@ struct Device : DispatchableObject {
   bool has_allocator = false;
   std::bitset<64> enabled_extensions;  // indices into extension_table()
   Queue* queues[kQueuesPerFamily] = {};
+  DeviceCompute* compute = nullptr;  // implicit pipeline cache, worker pool (pipeline.h)
   uint32_t queue_count = 0;
 
   std::mutex sync_mutex;

@@ -191,13 +191,19 @@ TEST_CASE("unsupported commands fail loudly instead of doing nothing") {
     CHECK(dev.fn<PFN_vkEndCommandBuffer>("vkEndCommandBuffer")(cb) == VK_ERROR_FEATURE_NOT_PRESENT);
     dev.fn<PFN_vkDestroyCommandPool>("vkDestroyCommandPool")(dev.device, pool, nullptr);
   }
-  SECTION("shader modules and pipelines are not claimed to work yet") {
-    uint32_t words[5] = {0x07230203, 0x00010600, 0, 1, 0};
+  SECTION("malformed SPIR-V fails vkCreateShaderModule cleanly") {
+    auto create = dev.fn<PFN_vkCreateShaderModule>("vkCreateShaderModule");
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = sizeof(words);
-    smci.pCode = words;
-    VkShaderModule sm;
-    CHECK(dev.fn<PFN_vkCreateShaderModule>("vkCreateShaderModule")(dev.device, &smci, nullptr, &sm) != VK_SUCCESS);
+    VkShaderModule sm = VK_NULL_HANDLE;
+    uint32_t bad_magic[5] = {0x03022307, 0x00010600, 0, 1, 0};
+    smci.codeSize = sizeof(bad_magic);
+    smci.pCode = bad_magic;
+    CHECK(create(dev.device, &smci, nullptr, &sm) == VK_ERROR_UNKNOWN);
+    uint32_t truncated[3] = {0x07230203, 0x00010600, 0};  // header needs 5 words
+    smci.codeSize = sizeof(truncated);
+    smci.pCode = truncated;
+    CHECK(create(dev.device, &smci, nullptr, &sm) == VK_ERROR_UNKNOWN);
+    CHECK(sm == VK_NULL_HANDLE);
   }
 }
 

@@ -1,0 +1,174 @@
+// vkCreateComputePipelines, vkDestroyPipeline.
+#include "alloc.h"
+#include "descriptor.h"
+#include "log.h"
+#include "pipeline.h"
+#include "shader_module.h"
+#include "vk_entrypoints.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace coopvk;
+
+namespace {
+
+Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
+  Sha256 h;
+  const char tag[] = "coopvk compute pipeline v1";
+  h.update(tag, sizeof(tag));
+  h.update(sm.words_hash.data(), sm.words_hash.size());
+  h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
+  h.update_value(static_cast<uint64_t>(o.specialization.size()));
+  for (const auto& s : o.specialization) {  // already sorted by constant id
+    h.update_value(s.constant_id);
+    h.update_value(static_cast<uint32_t>(s.bytes.size()));
+    h.update(s.bytes.data(), s.bytes.size());
+  }
+  h.update_value(o.subgroup_size);
+  h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
+  h.update_value(o.layout.push_constant_bytes);
+  for (uint32_t s = 0; s < jit::kMaxDescriptorSets; ++s) {
+    const auto& b = o.layout.sets[s].bindings;
+    h.update_value(static_cast<uint32_t>(b.size()));
+    for (const auto& bi : b) {
+      uint32_t w[4] = {bi.present, static_cast<uint32_t>(bi.kind), bi.first, bi.count};
+      h.update(w, sizeof(w));
+    }
+  }
+  return h.finish();
+}
+
+VkPipelineCreateFlags2 pipeline_flags(const VkComputePipelineCreateInfo& ci) {
+  // maintenance5: VkPipelineCreateFlags2CreateInfo replaces flags when present.
+  if (auto* f2 = find_in_chain<VkPipelineCreateFlags2CreateInfo>(
+          ci.pNext, VK_STRUCTURE_TYPE_PIPELINE_CREATE_FLAGS_2_CREATE_INFO))
+    return f2->flags;
+  return ci.flags;
+}
+
+// Creates one pipeline. Returns VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED, or an error.
+VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
+                    const VkAllocationCallbacks* alloc, VkPipeline* out) {
+  const char* fn = "vkCreateComputePipelines";
+  const VkPipelineShaderStageCreateInfo& st = ci.stage;
+  if (st.stage != VK_SHADER_STAGE_COMPUTE_BIT) {
+    COOPVK_ERROR("%s: stage is 0x%x, not VK_SHADER_STAGE_COMPUTE_BIT", fn, st.stage);
+    return VK_ERROR_UNKNOWN;
+  }
+  // The module: a handle, or (maintenance5 / graphicsPipelineLibrary style) a
+  // VkShaderModuleCreateInfo chained to the stage when the handle is VK_NULL_HANDLE.
+  ShaderModule chained;
+  const ShaderModule* sm = from_handle<ShaderModule>(st.module);
+  if (!sm) {
+    auto* smci = find_in_chain<VkShaderModuleCreateInfo>(st.pNext,
+                                                         VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+    if (!smci) {
+      COOPVK_ERROR("%s: stage has neither a module nor a chained VkShaderModuleCreateInfo", fn);
+      return VK_ERROR_UNKNOWN;
+    }
+    if (VkResult r = load_shader_module(smci, &chained, fn); r != VK_SUCCESS) return r;
+    sm = &chained;
+  }
+
+  jit::CompileOptions opts;
+  opts.entry_point = st.pName ? st.pName : "";
+  if (const VkSpecializationInfo* si = st.pSpecializationInfo) {
+    for (uint32_t i = 0; i < si->mapEntryCount; ++i) {
+      const VkSpecializationMapEntry& e = si->pMapEntries[i];
+      if (e.offset > si->dataSize || e.size > si->dataSize - e.offset || !si->pData) {
+        COOPVK_ERROR("%s: specialization entry %u (constant %u) lies outside pData (%zu bytes)",
+                     fn, i, e.constantID, si->dataSize);
+        return VK_ERROR_UNKNOWN;
+      }
+      auto* p = static_cast<const uint8_t*>(si->pData) + e.offset;
+      opts.specialization.push_back({e.constantID, std::vector<uint8_t>(p, p + e.size)});
+    }
+    // Sorted so that the cache key does not depend on the order of the map entries.
+    std::stable_sort(opts.specialization.begin(), opts.specialization.end(),
+                     [](const auto& a, const auto& b) { return a.constant_id < b.constant_id; });
+  }
+  if (auto* rs = find_in_chain<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo>(
+          st.pNext, VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO)) {
+    uint32_t s = rs->requiredSubgroupSize;
+    if (s < jit::kMinSubgroupSize || s > jit::kMaxSubgroupSize || (s & (s - 1)) != 0) {
+      COOPVK_ERROR("%s: requiredSubgroupSize %u is not a power of two in [%u, %u]", fn, s,
+                   jit::kMinSubgroupSize, jit::kMaxSubgroupSize);
+      return VK_ERROR_UNKNOWN;
+    }
+    opts.subgroup_size = s;
+  }
+  opts.require_full_subgroups = (st.flags & VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT) != 0;
+
+  const PipelineLayout* pl = from_handle<PipelineLayout>(ci.layout);
+  uint32_t required_sets = 0;
+  if (pl) {
+    opts.layout = pl->jit_info;
+    for (uint32_t s = 0; s < pl->set_count; ++s)
+      if (pl->sets[s] && pl->sets[s]->descriptor_count) required_sets |= 1u << s;
+  }
+
+  const Hash256 key = cache_key(*sm, opts);
+  PipelineCache* cache = app_cache ? app_cache : &dev->compute->implicit_cache;
+  std::shared_ptr<const jit::CompiledShader> shader = cache->find(key);
+  if (!shader && app_cache) {
+    // Also look in the implicit cache: same key, same code.
+    shader = dev->compute->implicit_cache.find(key);
+    if (shader) app_cache->insert(key, shader);
+  }
+  if (!shader) {
+    if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
+      return VK_PIPELINE_COMPILE_REQUIRED;
+#ifdef COOPVK_HAVE_JIT_COMPILER
+    jit::CompileResult r = jit::compile_compute(*sm->module, opts);
+    if (!r.shader) {
+      COOPVK_ERROR("%s: cannot compile entry point \"%s\": %s", fn, opts.entry_point.c_str(),
+                   r.error.c_str());
+      return VK_ERROR_UNKNOWN;
+    }
+    shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+    cache->insert(key, shader);
+    if (app_cache) dev->compute->implicit_cache.insert(key, shader);
+#else
+    COOPVK_ERROR("%s: this build of coopvk has no shader compiler (jit/ library coopvk_jit)", fn);
+    return VK_ERROR_UNKNOWN;
+#endif
+  }
+
+  auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+  if (!p) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  p->shader = std::move(shader);
+  p->required_sets_mask = required_sets;
+  *out = to_handle<VkPipeline>(p);
+  return VK_SUCCESS;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
+    VkDevice device, VkPipelineCache pipelineCache, uint32_t count,
+    const VkComputePipelineCreateInfo* infos, const VkAllocationCallbacks* pAllocator,
+    VkPipeline* pPipelines) {
+  Device* dev = from_handle<Device>(device);
+  const VkAllocationCallbacks* alloc = pick_allocator(pAllocator, dev->alloc());
+  PipelineCache* cache = from_handle<PipelineCache>(pipelineCache);
+  // Each pipeline succeeds or fails on its own; failed ones are VK_NULL_HANDLE and the
+  // call returns the failure ("Multiple Pipeline Creation" in the Vulkan spec). With
+  // EARLY_RETURN_ON_FAILURE the remaining ones are not attempted and are null too.
+  VkResult result = VK_SUCCESS;
+  for (uint32_t i = 0; i < count; ++i) pPipelines[i] = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < count; ++i) {
+    VkResult r = create_one(dev, cache, infos[i], alloc, &pPipelines[i]);
+    if (r == VK_SUCCESS) continue;
+    pPipelines[i] = VK_NULL_HANDLE;
+    if (r < 0 || result == VK_SUCCESS) result = r;  // errors override COMPILE_REQUIRED
+    if (pipeline_flags(infos[i]) & VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT) break;
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL coopvk_DestroyPipeline(VkDevice device, VkPipeline pipeline,
+                                                  const VkAllocationCallbacks* pAllocator) {
+  Device* dev = from_handle<Device>(device);
+  vk_delete(pick_allocator(pAllocator, dev->alloc()), from_handle<Pipeline>(pipeline));
+}
