@@ -32,6 +32,7 @@ struct Run {
   std::vector<uint8_t> push;
   uint32_t groups[3] = {1, 1, 1};
   uint32_t subgroup_size = 0;
+  std::vector<SpecializationValue> spec;
 };
 
 // Compiles `name` and runs the whole dispatch; fails the test on compile errors.
@@ -43,6 +44,7 @@ CompiledShader run_shader(const std::string& name, Run& r) {
   REQUIRE(rr.ok);
   CompileOptions opts;
   opts.subgroup_size = r.subgroup_size;
+  opts.specialization = r.spec;
   opts.layout.sets[0].bindings.resize(r.buffers.size());
   std::vector<BufferDescriptor> descs;
   for (size_t b = 0; b < r.buffers.size(); ++b) {
@@ -193,4 +195,85 @@ TEST_CASE("atomics under contention across workgroups") {
   for (uint32_t i = 0; i < n; ++i) tickets.push_back(at<uint32_t>(got, i));
   std::sort(tickets.begin(), tickets.end());
   for (uint32_t i = 0; i < n; ++i) REQUIRE(tickets[i] == i);  // each ticket exactly once
+}
+
+TEST_CASE("8/16-bit storage, float16 and int64 arithmetic, specialization constants") {
+  uint32_t sg = GENERATE(0u, 8u);
+  const uint32_t local = 48, groups = 4, n = local * groups;  // 48: partial subgroups
+  std::vector<int8_t> a8(n);
+  std::vector<uint16_t> h(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a8[i] = int8_t(int(i) - 100);
+    h[i] = 0;  // filled below with exactly representable quarters
+  }
+  // Quarters k/4 (k < 256) and k/2 + 1 are exact in fp16, so the expected result is
+  // exact whatever the rounding; encoded here by rebiasing an exact float.
+  auto f32_to_f16_exact = [](float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (f == 0.0f) return uint16_t(0);
+    uint32_t e = (bits >> 23) & 255;
+    return uint16_t(((bits >> 16) & 0x8000) | ((e - 127 + 15) << 10) | ((bits >> 13) & 1023));
+  };
+  for (uint32_t i = 0; i < n; ++i) h[i] = f32_to_f16_exact(float(i % 256) / 4.0f);
+  auto b8 = bytes_of(a8), b16 = bytes_of(h);
+  std::vector<uint8_t> o32(n * 4), o16(n * 2), o64(n * 8), o8(n);
+  Run r;
+  r.buffers = {&b8, &b16, &o32, &o16, &o64, &o8};
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  int32_t scale = -3;
+  std::vector<uint8_t> ls(4), sc(4);
+  std::memcpy(ls.data(), &local, 4);
+  std::memcpy(sc.data(), &scale, 4);
+  r.spec = {{0, ls}, {1, sc}};
+  CompiledShader meta = run_shader("types_storage", r);
+  CHECK(meta.local_size[0] == local);
+  auto f16_to_f32 = [](uint16_t v) {
+    if ((v & 0x7fff) == 0) return 0.0f;
+    // Normal halves only in this test: rebias the exponent.
+    uint32_t sign = uint32_t(v >> 15) << 31, e = (v >> 10) & 31, m = v & 1023;
+    uint32_t bits = sign | ((e - 15 + 127) << 23) | (m << 13);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("invocation " << i);
+    REQUIRE(at<int32_t>(o32, i) == int32_t(a8[i]) * scale);
+    float expect = f16_to_f32(h[i]) * 2.0f + 1.0f;
+    REQUIRE(f16_to_f32(at<uint16_t>(o16, i)) == expect);  // exact: results are representable
+    REQUIRE(at<uint64_t>(o64, i) == uint64_t(i) * 0x100000001ull + (1ull << 40));
+    REQUIRE(at<uint8_t>(o8, i) == uint8_t(i * 7));
+  }
+}
+
+TEST_CASE("buffer device addresses and integer dot products") {
+  const uint32_t n = 64;
+  std::vector<uint32_t> src(2 * n);
+  for (uint32_t i = 0; i < 2 * n; ++i) src[i] = i * 0x9E3779B9u;
+  src[5] = 0x7F7F7F7Fu;  // lane 5: 4 * 127 * 127 + near-INT_MAX accumulator saturates
+  src[5 + 64] = 0x7F7F7F7Fu;
+  std::vector<uint32_t> dst(3 * n, 0);
+  Run r;
+  r.push.resize(16);
+  uint64_t ps = reinterpret_cast<uint64_t>(src.data()), pd = reinterpret_cast<uint64_t>(dst.data());
+  std::memcpy(r.push.data(), &ps, 8);
+  std::memcpy(r.push.data() + 8, &pd, 8);
+  r.groups[0] = n / 32;
+  run_shader("dot_bda", r);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t a = src[i], b = src[i + 64];
+    int64_t sdot = 0, udot = 0;
+    for (int k = 0; k < 4; ++k) {
+      sdot += int64_t(int8_t(a >> (8 * k))) * int8_t(b >> (8 * k));
+      udot += int64_t(uint8_t(a >> (8 * k))) * uint8_t(b >> (8 * k));
+    }
+    int64_t acc = std::min<int64_t>(std::max<int64_t>(sdot + 2147483000ll, INT32_MIN), INT32_MAX);
+    INFO("invocation " << i);
+    REQUIRE(int32_t(dst[3 * i]) == int32_t(sdot));
+    REQUIRE(dst[3 * i + 1] == uint32_t(udot));
+    REQUIRE(int32_t(dst[3 * i + 2]) == int32_t(acc));
+  }
+  CHECK(int32_t(dst[3 * 5 + 2]) == INT32_MAX);  // the saturating case really saturated
 }

@@ -358,7 +358,8 @@ void Lowerer::emit_instruction(const Instruction& in) {
       break;
   }
   if (lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
-      lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in))
+      lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
+      lower_integer_dot(in))
     return;
   fail("instruction is not supported", &in);
 }

@@ -138,6 +138,7 @@ class Lowerer {
   bool lower_subgroup(const Instruction& in);
   bool lower_atomic(const Instruction& in);
   bool lower_barrier(const Instruction& in);
+  bool lower_integer_dot(const Instruction& in);
 
   // Current-function state
   struct FunctionState {
