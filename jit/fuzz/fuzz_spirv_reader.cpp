@@ -8,6 +8,11 @@
 //   mkdir -p build-fuzz/corpus && cp build-fuzz/conformance/unit/shaders/*.spv build-fuzz/corpus/
 //   ./build-fuzz/jit/fuzz_spirv_reader -max_total_time=30 build-fuzz/corpus
 //
+// Only the reader's own sources (jit/src/spirv_reader.cpp, spirv_grammar.cpp,
+// capabilities.cpp and the generated tables) are compiled into it, so build just this
+// target: the rest of the tree need not compile with clang (with clang-14,
+// kernels/src/cpu_dispatch.cpp does not: its CPU feature strings are newer).
+//
 // The target copies the input into an allocation of exactly the module's size, so
 // AddressSanitizer reports any read past the words; a crash, a sanitizer report or an
 // error message without an offset is a bug.
