@@ -6,7 +6,8 @@
 # (default vulkan1.3). Every result then goes through `spirv-val --target-env <env>`
 # before it is renamed into place, so a shader that fails validation fails the build
 # and never leaves a stale .spv behind. Outputs are <dir>/<name without extension>.spv;
-# the list is in the target's SPIRV_OUTPUTS property. The tools are sid's, unpacked by
+# the list is in the target's SPIRV_OUTPUTS property. The target is part of ALL, so every
+# listed shader is validated by a plain build. The tools are sid's, unpacked by
 # scripts/setup.sh into third_party/sid-root/bin.
 set(COOPVK_SPIRV_TOOLS_DIR "${CMAKE_SOURCE_DIR}/third_party/sid-root/bin"
     CACHE PATH "Where spirv-as, spirv-val and glslangValidator live")
@@ -56,6 +57,6 @@ function(coopvk_add_spirv target)
       VERBATIM)
     list(APPEND outputs "${out}")
   endforeach()
-  add_custom_target(${target} DEPENDS ${outputs})
+  add_custom_target(${target} ALL DEPENDS ${outputs})
   set_property(TARGET ${target} PROPERTY SPIRV_OUTPUTS "${outputs}")
 endfunction()
