@@ -120,8 +120,14 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
     case spv::Op::OpTypeFloat:
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
-      return B.CreateMaskedGather(rep_type(t), ptrs, llvm::Align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align)),
-                                  m_lanes, llvm::PoisonValue::get(rep_type(t)));
+      llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      if (auto a = affine(ptrs)) {
+        // Blocks run only with some lane active, so a uniform address is a valid one.
+        if (a->stride == 0) return splat(B.CreateAlignedLoad(scalar_type(t), a->base, align));
+        if (uint64_t(a->stride) == l.size)
+          return B.CreateMaskedLoad(rep_type(t), a->base, align, m_lanes, llvm::PoisonValue::get(rep_type(t)));
+      }
+      return B.CreateMaskedGather(rep_type(t), ptrs, align, m_lanes, llvm::PoisonValue::get(rep_type(t)));
     }
     case spv::Op::OpTypeVector:
     case spv::Op::OpTypeMatrix:
@@ -164,7 +170,12 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
     case spv::Op::OpTypeFloat:
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
-      B.CreateMaskedScatter(v, ptrs, llvm::Align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align)), m_lanes);
+      llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
+        B.CreateMaskedStore(v, a->base, align, m_lanes);
+        return;
+      }
+      B.CreateMaskedScatter(v, ptrs, align, m_lanes);
       return;
     }
     case spv::Op::OpTypeVector:
@@ -303,6 +314,10 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       return true;
     }
     case spv::Op::OpLoad: {
+      if (llvm::Value* direct = direct_builtin_load(o.at(0), in.result_type)) {
+        define(in.result, direct);
+        return true;
+      }
       define(in.result, load_rep(in.result_type, value(o.at(0)), mask, aligned_operand(o, 1)));
       return true;
     }

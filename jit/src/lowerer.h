@@ -129,6 +129,18 @@ class Lowerer {
   // The descriptor (base, range) of a buffer variable; idx selects in a descriptor array.
   llvm::Value* descriptor_field(const Instruction& var, llvm::Value* idx, bool range);
   llvm::Value* index_to_i64(llvm::Value* idx_rep);
+  // Lane-affine form of a vector value built by this lowering: lane l holds
+  // base + l * stride (base a scalar int or pointer). Lets loads and stores of
+  // consecutive or uniform addresses use vector or scalar accesses instead of
+  // gathers (lower_memory_fast.cpp).
+  struct Affine {
+    llvm::Value* base;
+    int64_t stride;  // in units of the element (bytes for pointers)
+  };
+  std::optional<Affine> affine(llvm::Value* v, int depth = 0);
+  // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
+  // value computed directly, so index arithmetic on it stays analyzable; else null.
+  llvm::Value* direct_builtin_load(Id pointer, Id result_type);
 
   // Instruction families; each returns false if the opcode is not theirs.
   bool lower_arith(const Instruction& in);

@@ -1,0 +1,125 @@
+// Fast paths for memory accesses: recognise addresses that are the same for every lane
+// (one scalar access) or consecutive across lanes (one vector access) from the form of
+// the IR this lowering built, instead of a gather/scatter per scalar.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+
+#include "lowerer.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
+  if (depth > 12) return std::nullopt;
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!vt) return std::nullopt;
+  if (auto* c = llvm::dyn_cast<llvm::Constant>(v)) {
+    if (llvm::Constant* s = c->getSplatValue()) return Affine{s, 0};
+    if (!vt->getElementType()->isIntegerTy() || vt->getNumElements() < 2) return std::nullopt;
+    auto* c0 = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(0u));
+    auto* c1 = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(1u));
+    if (!c0 || !c1) return std::nullopt;
+    int64_t stride = c1->getSExtValue() - c0->getSExtValue();
+    for (unsigned i = 2; i < vt->getNumElements(); ++i) {
+      auto* ci = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(i));
+      if (!ci || ci->getSExtValue() - c0->getSExtValue() != stride * int64_t(i)) return std::nullopt;
+    }
+    return Affine{c0, stride};
+  }
+  if (auto* sv = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) {
+    if (sv->isZeroEltSplat())
+      if (auto* ie = llvm::dyn_cast<llvm::InsertElementInst>(sv->getOperand(0)))
+        if (auto* idx = llvm::dyn_cast<llvm::ConstantInt>(ie->getOperand(2)); idx && idx->isZero())
+          return Affine{ie->getOperand(1), 0};
+    return std::nullopt;
+  }
+  auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!inst) return std::nullopt;
+  // Scalar rebuilds go just before the vector instruction: its operands (and so their
+  // bases) are defined above it.
+  llvm::IRBuilder<> b(inst);
+  switch (inst->getOpcode()) {
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Sub: {
+      auto x = affine(inst->getOperand(0), depth + 1);
+      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+      if (!y) return std::nullopt;
+      bool add = inst->getOpcode() == llvm::Instruction::Add;
+      llvm::Value* base = add ? b.CreateAdd(x->base, y->base) : b.CreateSub(x->base, y->base);
+      return Affine{base, add ? x->stride + y->stride : x->stride - y->stride};
+    }
+    case llvm::Instruction::Mul: {
+      auto x = affine(inst->getOperand(0), depth + 1);
+      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+      if (!y) return std::nullopt;
+      if (x->stride == 0 && y->stride == 0) return Affine{b.CreateMul(x->base, y->base), 0};
+      if (x->stride == 0) std::swap(x, y);
+      auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base);  // y uniform; need a constant
+      if (y->stride != 0 || !k) return std::nullopt;
+      return Affine{b.CreateMul(x->base, k), x->stride * k->getSExtValue()};
+    }
+    case llvm::Instruction::Shl: {
+      auto x = affine(inst->getOperand(0), depth + 1);
+      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+      if (!y || y->stride != 0) return std::nullopt;
+      if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base); k && k->getZExtValue() < 63)
+        return Affine{b.CreateShl(x->base, k), x->stride << k->getZExtValue()};
+      if (x->stride == 0) return Affine{b.CreateShl(x->base, y->base), 0};
+      return std::nullopt;
+    }
+    case llvm::Instruction::SExt:
+    case llvm::Instruction::ZExt:
+    case llvm::Instruction::Trunc: {
+      auto x = affine(inst->getOperand(0), depth + 1);
+      if (!x) return std::nullopt;
+      llvm::Type* st = vt->getElementType();
+      llvm::Value* base = inst->getOpcode() == llvm::Instruction::SExt ? b.CreateSExtOrTrunc(x->base, st)
+                          : inst->getOpcode() == llvm::Instruction::ZExt ? b.CreateZExtOrTrunc(x->base, st)
+                                                                         : b.CreateTrunc(x->base, st);
+      // Extending a lane-varying value is exact unless a lane wrapped in the narrow type,
+      // which needs indices near 2^31: beyond maxStorageBufferRange.
+      return Affine{base, x->stride};
+    }
+    case llvm::Instruction::GetElementPtr: {
+      auto* gep = llvm::cast<llvm::GetElementPtrInst>(inst);
+      if (gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8)) return std::nullopt;
+      auto p = affine(gep->getPointerOperand(), depth + 1);
+      if (!p || p->stride != 0) return std::nullopt;
+      llvm::Value* off = gep->getOperand(1);
+      if (!off->getType()->isVectorTy()) return Affine{b.CreateGEP(b.getInt8Ty(), p->base, off), 0};
+      auto o = affine(off, depth + 1);
+      if (!o) return std::nullopt;
+      return Affine{b.CreateGEP(b.getInt8Ty(), p->base, o->base), o->stride};
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+llvm::Value* Lowerer::direct_builtin_load(Id pointer, Id result_type) {
+  std::vector<uint32_t> indices;
+  Id var = pointer;
+  if (F.block_of.count(pointer)) {
+    // An access chain with constant indices into a built-in variable.
+    for (const Instruction& d : F.fn->blocks[F.block_of.at(pointer)].body) {
+      if (d.result != pointer) continue;
+      if (d.opcode != uint16_t(spv::Op::OpAccessChain) && d.opcode != uint16_t(spv::Op::OpInBoundsAccessChain))
+        return nullptr;
+      var = d.operands.at(0);
+      for (size_t k = 1; k < d.operands.size(); ++k) {
+        if (!is_constant(d.operands[k])) return nullptr;
+        indices.push_back(uint32_t(constant_u64(d.operands[k])));
+      }
+    }
+  }
+  auto it = global_vars.find(var);
+  if (it == global_vars.end() || it->second.storage != uint32_t(spv::StorageClass::Input)) return nullptr;
+  const Decoration* d = nullptr;
+  if (!m.has_decoration(var, uint32_t(spv::Decoration::BuiltIn), &d) || d->args.empty()) return nullptr;
+  llvm::Value* v = builtin_value(d->args[0]);
+  for (uint32_t i : indices) v = B.CreateExtractValue(v, i);
+  (void)result_type;
+  return v;
+}
+
+}  // namespace coopvk::jit
