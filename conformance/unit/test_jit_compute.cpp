@@ -4,6 +4,7 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -276,4 +277,86 @@ TEST_CASE("buffer device addresses and integer dot products") {
     REQUIRE(int32_t(dst[3 * i + 2]) == int32_t(acc));
   }
   CHECK(int32_t(dst[3 * 5 + 2]) == INT32_MAX);  // the saturating case really saturated
+}
+
+TEST_CASE("GLSL.std.450 and core arithmetic match libm and C++") {
+  const uint32_t n = 64;
+  std::vector<float> x(2 * n);
+  for (uint32_t i = 0; i < 2 * n; ++i) x[i] = (float(int(i * 37 % 101) - 50)) / 7.25f;
+  auto bx = bytes_of(x);
+  std::vector<uint8_t> fo(n * 32 * 4), ko(n * 32 * 4);
+  Run r;
+  r.buffers = {&bx, &fo, &ko};
+  r.groups[0] = n / 16;
+  run_shader("glsl_math", r);
+  auto near = [](float got, double want, double rel) {
+    return std::fabs(double(got) - want) <= rel * std::max(1.0, std::fabs(want));
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    double a = x[i], b = x[i + 64];
+    auto F = [&](int j) { return at<float>(fo, i * 32 + j); };
+    auto K = [&](int j) { return at<int32_t>(ko, i * 32 + j); };
+    INFO("invocation " << i << " a=" << a << " b=" << b);
+    CHECK(near(F(0), std::sqrt(std::fabs(a)), 1e-6));
+    CHECK(near(F(1), 1.0 / std::sqrt(std::fabs(a) + 1.0), 1e-5));
+    CHECK(near(F(2), std::exp(a * 0.1), 1e-5));
+    CHECK(near(F(3), std::log(std::fabs(a) + 1.0), 1e-5));
+    CHECK(near(F(4), std::pow(std::fabs(a) + 0.5, 1.5), 1e-5));
+    CHECK(near(F(5), std::sin(a), 1e-5));
+    CHECK(near(F(6), std::cos(a), 1e-5));
+    CHECK(near(F(7), std::atan2(a, b), 1e-5));
+    CHECK(F(8) == float(std::floor(a)));
+    CHECK(near(F(9), a - std::floor(a), 1e-6));
+    CHECK(F(10) == float(std::min(std::max(a, -1.0), 2.0)));
+    CHECK(near(F(11), a + 0.25 * (b - a), 1e-6));
+    CHECK(F(12) == (a < b ? 0.0f : 1.0f));
+    double t = std::min(std::max((a + 1.0) / 4.0, 0.0), 1.0);
+    CHECK(near(F(13), t * t * (3 - 2 * t), 1e-5));
+    CHECK(near(F(14), a * b + 1.0, 1e-6));
+    CHECK(near(F(15), std::sqrt(a * a + b * b + 1.0), 1e-6));
+    CHECK(near(F(16), (b + 4.0) / std::sqrt(a * a + (b + 4.0) * (b + 4.0)), 1e-5));
+    CHECK(near(F(17), a * a - b * 1.0, 1e-5));
+    CHECK(F(18) == float(std::ldexp(a, int(i % 5) - 2)));
+    int e = 0;
+    double m = std::frexp(a + 10.0, &e);
+    CHECK(near(F(19), m, 1e-6));
+    CHECK(K(0) == e);
+    double whole;
+    double frac = std::modf(a, &whole);
+    CHECK(near(F(20), frac, 1e-6));
+    CHECK(F(21) == float(whole));
+    double d = 0.6 * a + 0.8 * b;
+    CHECK(near(F(22), a - 2 * d * 0.6, 1e-5));
+    double fa = a - std::floor(a);
+    CHECK(near(F(23), std::nearbyint(fa * 255.0) / 255.0, 1e-6));
+    CHECK(near(F(24), b, 1e-3));  // through fp16
+    double sg = a > 0 ? 1 : a < 0 ? -1 : 0;
+    CHECK(near(F(25), sg * std::min(a, b) + std::max(a, b), 1e-6));
+    CHECK(near(F(26), a - 1.5 * std::floor(a / 1.5), 1e-5));
+    CHECK(near(F(27), a / (b + 100.0) - b * 0.5, 1e-6));
+    int ia = int(float(a) * 10.0f), ib = int(float(b) * 10.0f);
+    auto lsb = [](int v) { return v == 0 ? -1 : __builtin_ctz(uint32_t(v)); };
+    auto msb = [](int v) {
+      uint32_t u = uint32_t(v < 0 ? ~v : v);
+      return u == 0 ? -1 : 31 - __builtin_clz(u);
+    };
+    CHECK(K(1) == lsb(ia));
+    CHECK(K(2) == msb(ia));
+    CHECK(K(3) == __builtin_popcount(uint32_t(ia)));
+    CHECK(K(4) == (int32_t(uint32_t(ia) << (32 - 8)) >> (32 - 5)));
+    uint32_t mask6 = 0x3Fu << 4;
+    CHECK(K(5) == int32_t((uint32_t(ia) & ~mask6) | ((uint32_t(ib) << 4) & mask6)));
+    uint32_t rev = 0;
+    for (int bit = 0; bit < 32; ++bit) if (uint32_t(ia) & (1u << bit)) rev |= 1u << (31 - bit);
+    CHECK(uint32_t(K(6)) == rev);
+    if (ib != 0) {
+      CHECK(K(7) == ia / ib);
+      // glslang emits OpSMod for int %: the result takes the divisor's sign.
+      int smod = ia % ib;
+      if (smod != 0 && ((smod < 0) != (ib < 0))) smod += ib;
+      CHECK(K(8) == smod);
+    }
+    CHECK(K(9) == std::abs(ia) + (ib > 0) - (ib < 0) + std::min(ia, ib) + std::max(ia, ib));
+    CHECK(K(11) == int32_t((uint32_t(ia) << 3) ^ uint32_t(ib >> 2)));
+  }
 }

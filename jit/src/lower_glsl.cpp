@@ -215,6 +215,109 @@ bool Lowerer::lower_glsl(const Instruction& in) {
       define(in.result, B.CreateInsertValue(r, h(16), 1));
       return true;
     }
+    case GLSLstd450Ldexp:
+      define(in.result, map_leaves2(arg(0), arg(1), [&](llvm::Value* x, llvm::Value* e) {
+        return B.CreateIntrinsic(llvm::Intrinsic::ldexp, {x->getType(), e->getType()}, {x, e});
+      }));
+      return true;
+    case GLSLstd450FrexpStruct: {
+      llvm::Value* x = arg(0);
+      llvm::Type* rt = rep_type(in.result_type);
+      llvm::Type* exp_t = rt->getStructElementType(1);
+      llvm::Value* mant = nullptr;
+      llvm::Value* ex = nullptr;
+      mant = map_leaves(x, [&](llvm::Value* v) {
+        return B.CreateExtractValue(B.CreateIntrinsic(llvm::Intrinsic::frexp,
+            {v->getType(), exp_t->isVectorTy() ? exp_t : exp_t->getArrayElementType()}, {v}), 0);
+      });
+      ex = map_leaves(x, [&](llvm::Value* v) {
+        return B.CreateExtractValue(B.CreateIntrinsic(llvm::Intrinsic::frexp,
+            {v->getType(), exp_t->isVectorTy() ? exp_t : exp_t->getArrayElementType()}, {v}), 1);
+      });
+      llvm::Value* r = llvm::PoisonValue::get(rt);
+      r = B.CreateInsertValue(r, mant, 0);
+      define(in.result, B.CreateInsertValue(r, ex, 1));
+      return true;
+    }
+    case GLSLstd450ModfStruct: {
+      llvm::Value* x = arg(0);
+      llvm::Value* whole = map_leaves(x, [&](llvm::Value* v) { return B.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, v); });
+      llvm::Value* frac = map_leaves2(x, whole, [&](llvm::Value* v, llvm::Value* w) { return B.CreateFSub(v, w); });
+      llvm::Value* r = llvm::PoisonValue::get(rep_type(in.result_type));
+      r = B.CreateInsertValue(r, frac, 0);
+      define(in.result, B.CreateInsertValue(r, whole, 1));
+      return true;
+    }
+    case GLSLstd450Reflect:
+    case GLSLstd450FaceForward: {
+      // Reflect(I, N) = I - 2 dot(N, I) N; FaceForward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N.
+      auto dot = [&](llvm::Value* a, llvm::Value* b) {
+        if (a->getType()->isVectorTy()) return B.CreateFMul(a, b);
+        llvm::Value* acc = nullptr;
+        for (unsigned i = 0; i < a->getType()->getArrayNumElements(); ++i) {
+          llvm::Value* p = B.CreateFMul(B.CreateExtractValue(a, i), B.CreateExtractValue(b, i));
+          acc = acc ? B.CreateFAdd(acc, p) : p;
+        }
+        return acc;
+      };
+      if (op == GLSLstd450Reflect) {
+        llvm::Value* i_v = arg(0);
+        llvm::Value* n_v = arg(1);
+        llvm::Value* d = dot(n_v, i_v);
+        llvm::Value* two_d = B.CreateFMul(fconst(d, 2.0), d);
+        define(in.result, map_leaves2(i_v, n_v, [&](llvm::Value* iv, llvm::Value* nv) { return B.CreateFSub(iv, B.CreateFMul(two_d, nv)); }));
+      } else {
+        llvm::Value* n_v = arg(0);
+        llvm::Value* d = dot(arg(2), arg(1));
+        llvm::Value* neg = B.CreateFCmpOLT(d, fconst(d, 0.0));
+        define(in.result, map_leaves(n_v, [&](llvm::Value* nv) { return B.CreateSelect(neg, nv, B.CreateFNeg(nv)); }));
+      }
+      return true;
+    }
+    case GLSLstd450PackUnorm4x8:
+    case GLSLstd450PackSnorm4x8:
+    case GLSLstd450PackUnorm2x16:
+    case GLSLstd450PackSnorm2x16: {
+      bool snorm = op == GLSLstd450PackSnorm4x8 || op == GLSLstd450PackSnorm2x16;
+      bool four = op == GLSLstd450PackUnorm4x8 || op == GLSLstd450PackSnorm4x8;
+      unsigned bits = four ? 8 : 16;
+      double scale = snorm ? double((1u << (bits - 1)) - 1) : double((1u << bits) - 1);
+      llvm::Value* v = arg(0);
+      llvm::Type* i32v = lanes(B.getInt32Ty());
+      llvm::Value* out = llvm::Constant::getNullValue(i32v);
+      for (unsigned k = 0; k < (four ? 4u : 2u); ++k) {
+        llvm::Value* c = B.CreateExtractValue(v, k);
+        llvm::Value* lo = fconst(c, snorm ? -1.0 : 0.0);
+        c = B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, c, lo), fconst(c, 1.0));
+        c = B.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, B.CreateFMul(c, fconst(c, scale)));
+        llvm::Value* q = B.CreateFPToSI(c, i32v);
+        q = B.CreateAnd(q, splat(B.getInt32((1u << bits) - 1)));
+        out = B.CreateOr(out, B.CreateShl(q, splat(B.getInt32(bits * k))));
+      }
+      define(in.result, out);
+      return true;
+    }
+    case GLSLstd450UnpackUnorm4x8:
+    case GLSLstd450UnpackSnorm4x8:
+    case GLSLstd450UnpackUnorm2x16:
+    case GLSLstd450UnpackSnorm2x16: {
+      bool snorm = op == GLSLstd450UnpackSnorm4x8 || op == GLSLstd450UnpackSnorm2x16;
+      bool four = op == GLSLstd450UnpackUnorm4x8 || op == GLSLstd450UnpackSnorm4x8;
+      unsigned bits = four ? 8 : 16;
+      double scale = snorm ? double((1u << (bits - 1)) - 1) : double((1u << bits) - 1);
+      llvm::Value* v = arg(0);
+      llvm::Type* f32v = lanes(B.getFloatTy());
+      llvm::Value* r = llvm::PoisonValue::get(rep_type(in.result_type));
+      for (unsigned k = 0; k < (four ? 4u : 2u); ++k) {
+        llvm::Value* field = B.CreateTrunc(B.CreateLShr(v, splat(B.getInt32(bits * k))), lanes(B.getIntNTy(bits)));
+        llvm::Value* f = snorm ? B.CreateSIToFP(field, f32v) : B.CreateUIToFP(field, f32v);
+        f = B.CreateFDiv(f, llvm::ConstantFP::get(f32v, scale));
+        if (snorm) f = B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, f, llvm::ConstantFP::get(f32v, -1.0));
+        r = B.CreateInsertValue(r, f, k);
+      }
+      define(in.result, r);
+      return true;
+    }
     default:
       fail("GLSL.std.450 instruction " + std::to_string(op) + " is not supported", &in);
   }
