@@ -7,7 +7,18 @@
 #    from bookworm-backports): `apt-get download` through a private apt state and source
 #    list under third_party/apt, .debs cached in ${XDG_CACHE_HOME:-~/.cache}/coopvk, and
 #    unpacked with `dpkg -x` into third_party/prefix (git-ignored).
+#  * `--bench` (optional, for scripts/bench.sh only): Mesa lavapipe and sid's Vulkan loader,
+#    plus every library they need that this system lacks or has too old, unpacked into
+#    third_party/sid-bench and run through sid-root's dynamic loader (bin/sid-run there).
 set -euo pipefail
+
+WANT_BENCH=0
+for arg in "$@"; do
+  case $arg in
+    --bench) WANT_BENCH=1 ;;
+    *) printf 'setup: ERROR: unknown argument %s (only --bench)\n' "$arg" >&2; exit 2 ;;
+  esac
+done
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TP="$ROOT/third_party"
@@ -60,6 +71,17 @@ APT_OPTS=(-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Etc::sourcelist=$APTDIR/
           -o "Dir::Etc::sourceparts=-" -o "Dir::State::status=/dev/null"
           -o "Dir::Cache=$APTDIR/cache" -o "APT::Sandbox::User=root")
 apt_ready=0
+# ensure_apt_state: the private source list and package lists, updated once per run.
+ensure_apt_state() {
+  [ $apt_ready = 1 ] && return 0
+  mkdir -p "$CACHE" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+  cat > "$APTDIR/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
+SRC
+  apt-get "${APT_OPTS[@]}" update -qq || die "private apt update (sid, bookworm-backports) failed"
+  apt_ready=1
+}
 # fetch_debs PKG/SUITE...: makes sure each package's .deb is in $CACHE.
 fetch_debs() {
   local need=() spec name
@@ -68,15 +90,7 @@ fetch_debs() {
     ls "$CACHE/${name}"_*.deb >/dev/null 2>&1 || need+=("$spec")
   done
   [ ${#need[@]} -eq 0 ] && return 0
-  if [ $apt_ready = 0 ]; then
-    mkdir -p "$CACHE" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
-    cat > "$APTDIR/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main
-SRC
-    apt-get "${APT_OPTS[@]}" update -qq || die "private apt update (sid, bookworm-backports) failed"
-    apt_ready=1
-  fi
+  ensure_apt_state
   say "downloading into $CACHE: ${need[*]}"
   (cd "$CACHE" && apt-get "${APT_OPTS[@]}" download "${need[@]}" >/dev/null) \
     || die "apt-get download failed for: ${need[*]}"
@@ -119,6 +133,78 @@ WRAP
     chmod +x "$SIDROOT/bin/$tool"
   done
   echo "$tool_key" > "$TOOL_STAMP"
+fi
+
+# ---- 2b. (--bench) lavapipe from sid, beside the system ---------------------------------
+# The closure of mesa-vulkan-drivers + libvulkan1 in sid (Depends/Pre-Depends, recursively),
+# minus what sid-root already holds (libc6, libstdc++6, ...), minus every package the system
+# has installed at a version that meets each versioned dependency on it inside the closure.
+# The rest is unpacked into its own root so a re-unpack of sid-root never loses it.
+BENCHROOT="$TP/sid-bench"
+BENCH_STAMP="$BENCHROOT/.unpacked"
+# bench_pkgs: prints the PKG/sid list to fetch, one per line.
+bench_pkgs() {
+  local closure deps p have ok op ver line
+  closure=$(apt-cache "${APT_OPTS[@]}" depends --recurse --no-recommends --no-suggests \
+              --no-conflicts --no-breaks --no-replaces --no-enhances mesa-vulkan-drivers libvulkan1 \
+            | grep -v '^ ' | sed 's/:.*//' | sort -u)
+  # one "name op version" line per versioned dependency inside the closure (first alternative)
+  deps=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions $closure \
+         | sed -n 's/^\(Pre-\)\{0,1\}Depends: //p' | tr ',' '\n' | sed 's/|.*//' \
+         | sed -n 's/^ *\([^ :(]*\)\(:[a-z]*\)\{0,1\} *(\([<>=]*\) *\([^)]*\)).*/\1 \3 \4/p')
+  for p in $closure; do
+    case " ${TOOL_PKGS[*]} " in *" $p/sid "*) continue ;; esac
+    if [ "$p" != libvulkan1 ] && [ "$p" != mesa-vulkan-drivers ]; then
+      have=$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null \
+             | sed -n 's/^install ok installed //p' || true)
+      if [ -n "$have" ]; then
+        ok=1
+        while read -r _ op ver; do
+          case $op in '>>') op=gt ;; '>=') op=ge ;; '=') op=eq ;; '<=') op=le ;; '<<') op=lt ;; *) continue ;; esac
+          dpkg --compare-versions "$have" "$op" "$ver" || ok=0
+        done < <(printf '%s\n' "$deps" | awk -v p="$p" '$1 == p')
+        [ $ok = 1 ] && continue
+      fi
+    fi
+    echo "$p/sid"
+  done
+}
+if [ $WANT_BENCH = 1 ]; then
+  # resolve from the lists of an earlier run when there are some (fetch_debs updates them
+  # before it downloads anything), so a set-up machine does no network round trip
+  ls "$APTDIR"/lists/*sid*Packages* >/dev/null 2>&1 || ensure_apt_state
+  mapfile -t BENCH_PKGS < <(bench_pkgs)
+  [ ${#BENCH_PKGS[@]} -gt 0 ] || die "could not resolve mesa-vulkan-drivers in sid"
+  bench_key=$(printf '%s\n' "${BENCH_PKGS[@]}" v1 | sha1sum | cut -c1-16)
+  if [ ! -f "$BENCH_STAMP" ] || [ "$(cat "$BENCH_STAMP")" != "$bench_key" ]; then
+    fetch_debs "${BENCH_PKGS[@]}"
+    unpack_debs "$BENCHROOT" "${BENCH_PKGS[@]}"
+    mkdir -p "$BENCHROOT/bin"
+    # sid-run PROG ARGS...: PROG with sid's C library, sid's Vulkan loader and lavapipe's libs
+    # first, the system's libraries after them.
+    cat > "$BENCHROOT/bin/sid-run" <<'WRAP'
+#!/bin/sh
+# Runs a program through sid's dynamic loader: sid-bench's libraries (lavapipe, sid's Vulkan
+# loader, newer LLVM, ...), then sid-root's C/C++ runtime, then the system's libraries.
+B="$(cd "$(dirname "$0")/.." && pwd)"
+S="$(cd "$B/../sid-root" && pwd)"
+exec "$S/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+  --library-path "$B/usr/lib/x86_64-linux-gnu:$S/usr/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu" "$@"
+WRAP
+    chmod +x "$BENCHROOT/bin/sid-run"
+    # lavapipe's manifest names its library by a system path; write a copy that points at
+    # the unpacked one.
+    lvp_json=$(ls "$BENCHROOT"/usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | head -n1)
+    [ -n "$lvp_json" ] || die "mesa-vulkan-drivers has no lvp_icd*.json"
+    lvp_so=$(ls "$BENCHROOT"/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so 2>/dev/null | head -n1)
+    [ -n "$lvp_so" ] || die "mesa-vulkan-drivers has no libvulkan_lvp.so"
+    sed 's|"library_path": *"[^"]*"|"library_path": "'"$lvp_so"'"|' "$lvp_json" > "$BENCHROOT/lvp_icd.json"
+    echo "$bench_key" > "$BENCH_STAMP"
+  fi
+  [ -x /usr/bin/vulkaninfo ] || die "vulkaninfo (vulkan-tools) missing"
+  VK_DRIVER_FILES="$BENCHROOT/lvp_icd.json" "$BENCHROOT/bin/sid-run" /usr/bin/vulkaninfo --summary 2>/dev/null \
+    | grep -q llvmpipe || die "lavapipe does not enumerate through sid's loader (try: VK_DRIVER_FILES=$BENCHROOT/lvp_icd.json $BENCHROOT/bin/sid-run /usr/bin/vulkaninfo --summary)"
+  say "ok: lavapipe $(dpkg-deb -f "$(ls -t "$CACHE"/mesa-vulkan-drivers_*.deb | head -n1)" Version) in $BENCHROOT (manifest lvp_icd.json, runner bin/sid-run)"
 fi
 
 # ---- 3. check versions ----------------------------------------------------------------
