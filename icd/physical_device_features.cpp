@@ -21,6 +21,8 @@ constexpr std::string_view kSupported[] = {
     "timelineSemaphore",  // sync.cpp: host wait/signal, queue wait/signal
     "synchronization2",   // vkQueueSubmit2, vkCmdPipelineBarrier2, events2, timestamps2
     "hostQueryReset",     // vkResetQueryPool
+    "pipelineCreationCacheControl",  // pipeline_compute.cpp: FAIL_ON_PIPELINE_COMPILE_REQUIRED,
+                                     // EARLY_RETURN_ON_FAILURE (e2e_compute_dispatch)
 };
 
 bool supported(std::string_view name) {
