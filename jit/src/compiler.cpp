@@ -82,13 +82,17 @@ void optimize(llvm::Module& mod, llvm::TargetMachine* tm) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(mod, mam);
 }
 
-CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta) {
+// Links the kernel (the lookup is what makes ORC compile) and packages the result.
+// `object` is where make_jit's transform captured the object file, now filled.
+CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta,
+                     std::vector<uint8_t>* object) {
   CompileResult out;
   auto sym = j->lookup(Lowerer::kKernelName);
   if (!sym) {
     out.error = "JIT link failed: " + llvm::toString(sym.takeError());
     return out;
   }
+  if (object) meta.object_code = std::move(*object);
   auto shader = std::make_unique<CompiledShader>(std::move(meta));
   shader->fn = sym->toPtr<SubgroupFn>();
   auto holder = std::make_shared<JitHolder>();
@@ -137,7 +141,8 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     out.error = std::string("malformed module: ") + e.what();
     return out;
   }
-  auto j = make_jit(&meta.object_code);
+  auto object = std::make_unique<std::vector<uint8_t>>();
+  auto j = make_jit(object.get());
   if (!j) {
     out.error = "cannot create the JIT: " + llvm::toString(j.takeError());
     return out;
@@ -159,7 +164,7 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     out.error = "JIT rejected the module: " + llvm::toString(std::move(err));
     return out;
   }
-  return finish(std::move(*j), std::move(meta));
+  return finish(std::move(*j), std::move(meta), object.get());
 }
 
 // ---- pipeline-cache form ------------------------------------------------------------------
@@ -249,7 +254,7 @@ CompileResult deserialize(const uint8_t* data, size_t size) {
     out.error = "cached object rejected: " + llvm::toString(std::move(err));
     return out;
   }
-  return finish(std::move(*j), std::move(meta));
+  return finish(std::move(*j), std::move(meta), nullptr);
 }
 
 }  // namespace coopvk::jit
