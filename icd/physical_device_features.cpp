@@ -23,6 +23,23 @@ constexpr std::string_view kSupported[] = {
     "hostQueryReset",     // vkResetQueryPool
     "pipelineCreationCacheControl",  // pipeline_compute.cpp: FAIL_ON_PIPELINE_COMPILE_REQUIRED,
                                      // EARLY_RETURN_ON_FAILURE (e2e_compute_dispatch)
+    // Shader side (jit/): each is exercised by e2e_shader_features and unit_jit_compute.
+    "shaderInt64",
+    "shaderInt16",
+    "shaderFloat64",
+    "shaderInt8",
+    "shaderFloat16",
+    "storageBuffer16BitAccess",
+    "storageBuffer8BitAccess",
+    "bufferDeviceAddress",
+    "vulkanMemoryModel",
+    "vulkanMemoryModelDeviceScope",
+    "scalarBlockLayout",
+    "shaderSubgroupExtendedTypes",
+    "subgroupSizeControl",
+    "computeFullSubgroups",
+    "shaderIntegerDotProduct",
+    "maintenance4",
 };
 
 bool supported(std::string_view name) {

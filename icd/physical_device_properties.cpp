@@ -6,6 +6,8 @@
 #include "vk_entrypoints.h"
 #include "vk_structs.h"
 
+#include "coopvk/jit/compiler.h"
+
 #include <cstring>
 
 using namespace coopvk;
@@ -15,8 +17,15 @@ namespace {
 constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(COOPVK_VERSION_MAJOR, COOPVK_VERSION_MINOR,
                                                     COOPVK_VERSION_PATCH);
 
-// Subgroup size reported until the JIT lands: the host's natural 32-bit vector width.
-uint32_t natural_subgroup_size() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+// The JIT's default subgroup width: the host's natural 32-bit vector width.
+uint32_t natural_subgroup_size() { return jit::default_subgroup_size(); }
+
+// Subgroup operation classes the JIT implements (jit/src/lower_subgroup.cpp); quad
+// operations are not among them.
+constexpr VkSubgroupFeatureFlags kSubgroupOperations =
+    VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+    VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+    VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT | VK_SUBGROUP_FEATURE_CLUSTERED_BIT;
 
 void fill_limits(const PhysicalDevice* pd, VkPhysicalDeviceLimits* l) {
   std::memset(l, 0, sizeof(*l));
@@ -62,7 +71,7 @@ void fill_vulkan11(const PhysicalDevice* pd, VkPhysicalDeviceVulkan11Properties*
   p->deviceLUIDValid = VK_FALSE;
   p->subgroupSize = natural_subgroup_size();
   p->subgroupSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
-  p->subgroupSupportedOperations = 0;  // no shaders run yet
+  p->subgroupSupportedOperations = kSubgroupOperations;
   p->subgroupQuadOperationsInAllStages = VK_FALSE;
   p->pointClippingBehavior = VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;
   p->maxMultiviewViewCount = 0;
@@ -102,9 +111,11 @@ void fill_vulkan13(const PhysicalDevice* pd, VkPhysicalDeviceVulkan13Properties*
   std::memset(p, 0, sizeof(*p));
   p->sType = st;
   p->pNext = next;
-  p->minSubgroupSize = p->maxSubgroupSize = natural_subgroup_size();
-  p->maxComputeWorkgroupSubgroups = 1024 / natural_subgroup_size();
-  p->requiredSubgroupSizeStages = 0;
+  // Any power of two in [4, 64] can be required: the JIT makes the subgroup that wide.
+  p->minSubgroupSize = jit::kMinSubgroupSize;
+  p->maxSubgroupSize = jit::kMaxSubgroupSize;
+  p->maxComputeWorkgroupSubgroups = 1024 / jit::kMinSubgroupSize;
+  p->requiredSubgroupSizeStages = VK_SHADER_STAGE_COMPUTE_BIT;
   p->maxBufferSize = pd->heap_size;
 }
 

@@ -1,0 +1,240 @@
+// The advertised shader features, each enabled the way an application does (feature
+// struct + extension name) and exercised by a shader through the loader.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "compute_job.h"
+
+using namespace coopvk::test;
+
+namespace {
+
+std::vector<uint32_t> shader(const char* name) {
+  return load_spirv_file(std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv");
+}
+
+template <typename T>
+T at(const std::vector<uint8_t>& b, size_t i) {
+  T v;
+  std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+// Every shader feature this file needs, on at once, with the extensions that carry them.
+struct FeatureDevice {
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &v13};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
+  DeviceOptions opts;
+  FeatureDevice() {
+    f2.features.shaderInt64 = f2.features.shaderInt16 = f2.features.shaderFloat64 = VK_TRUE;
+    v11.storageBuffer16BitAccess = VK_TRUE;
+    v12.storageBuffer8BitAccess = v12.shaderFloat16 = v12.shaderInt8 = VK_TRUE;
+    v12.bufferDeviceAddress = v12.vulkanMemoryModel = v12.scalarBlockLayout = VK_TRUE;
+    v12.shaderSubgroupExtendedTypes = VK_TRUE;
+    v13.subgroupSizeControl = v13.computeFullSubgroups = v13.shaderIntegerDotProduct = VK_TRUE;
+    v13.maintenance4 = VK_TRUE;
+    opts.features_chain = &f2;
+    // Applications (llama.cpp among them) enable promoted extensions by name too.
+    opts.extensions = {"VK_KHR_16bit_storage", "VK_KHR_8bit_storage", "VK_KHR_shader_float16_int8",
+                       "VK_KHR_buffer_device_address", "VK_KHR_vulkan_memory_model",
+                       "VK_EXT_subgroup_size_control", "VK_KHR_shader_integer_dot_product",
+                       "VK_KHR_shader_subgroup_extended_types", "VK_EXT_scalar_block_layout",
+                       "VK_KHR_maintenance4"};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("shader features and their extension strings are reported together") {
+  Instance inst;
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &v13};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &f2);
+  CHECK(f2.features.shaderInt64);
+  CHECK(f2.features.shaderInt16);
+  CHECK(v11.storageBuffer16BitAccess);
+  CHECK(v12.storageBuffer8BitAccess);
+  CHECK(v12.shaderFloat16);
+  CHECK(v12.shaderInt8);
+  CHECK(v12.bufferDeviceAddress);
+  CHECK(v12.vulkanMemoryModel);
+  CHECK(v13.subgroupSizeControl);
+  CHECK(v13.computeFullSubgroups);
+  CHECK(v13.shaderIntegerDotProduct);
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> props(n);
+  vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &n, props.data());
+  std::set<std::string> names;
+  for (auto& p : props) names.insert(p.extensionName);
+  for (const char* e : FeatureDevice().opts.extensions) {
+    INFO(e);
+    CHECK(names.count(e) == 1);
+  }
+}
+
+TEST_CASE("subgroup properties describe the JIT's subgroups") {
+  Instance inst;
+  VkPhysicalDeviceSubgroupSizeControlProperties sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties sp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &sc};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sp};
+  vkGetPhysicalDeviceProperties2(inst.physical, &p2);
+  CHECK(sc.minSubgroupSize <= 8);
+  CHECK(sc.maxSubgroupSize >= 64);
+  CHECK((sc.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT));
+  CHECK(sp.subgroupSize >= sc.minSubgroupSize);
+  CHECK(sp.subgroupSize <= sc.maxSubgroupSize);
+  CHECK((sp.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT));
+  const VkSubgroupFeatureFlags want = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                      VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT |
+                                      VK_SUBGROUP_FEATURE_CLUSTERED_BIT;
+  CHECK((sp.supportedOperations & want) == want);
+}
+
+TEST_CASE("every subgroup operation class at every required subgroup size") {
+  uint32_t sg = GENERATE(4u, 8u, 16u, 32u, 64u);
+  FeatureDevice fd;
+  Device dev(fd.opts);
+  std::vector<uint8_t> out(9 * 64 * 4, 0);
+  ComputeJob job;
+  job.spirv = shader("subgroup_ops");
+  job.buffers = {&out};
+  job.required_subgroup_size = sg;
+  job.full_subgroups = true;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  auto field = [&](int f, uint32_t l) { return at<uint32_t>(out, f * 64 + l); };
+  for (uint32_t l = 0; l < 64; ++l) {
+    INFO("lane " << l << ", subgroup size " << sg);
+    uint32_t base = l / sg * sg, sum = 0, incl = 0, excl = 0, mx = 0, count = 0;
+    for (uint32_t k = base; k < base + sg; ++k) {
+      uint32_t v = k * 3 + 1;
+      count += k % 3 == 0;
+      if (k & 1) continue;
+      sum += v;
+      mx = std::max(mx, v);
+      if (k <= l) incl += v;
+      if (k < l) excl += v;
+    }
+    REQUIRE(field(8, l) == sg);
+    if ((l & 1) == 0) {
+      REQUIRE(field(0, l) == sum);
+      REQUIRE(field(1, l) == incl);
+      REQUIRE(field(2, l) == excl);
+      REQUIRE(field(6, l) == mx);
+      REQUIRE(field(7, l) == (l == base ? 1u : 0u));
+    }
+    REQUIRE(field(3, l) == count);
+    REQUIRE(field(4, l) == base * 3 + 1);
+    REQUIRE(field(5, l) == (l ^ 1u) * 3 + 1);
+  }
+}
+
+TEST_CASE("8/16-bit storage, float16, int64 and specialization through Vulkan") {
+  FeatureDevice fd;
+  Device dev(fd.opts);
+  const uint32_t local = 40, groups = 3, n = local * groups;
+  std::vector<uint8_t> a8(n), h(n * 2), o32(n * 4), o16(n * 2), o64(n * 8), o8(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a8[i] = uint8_t(int8_t(int(i) - 60));
+    uint16_t one_and_quarters = uint16_t(0x3C00 + (i % 4) * 0x100);  // 1, 1.25, 1.5, 1.75
+    std::memcpy(&h[2 * i], &one_and_quarters, 2);
+  }
+  ComputeJob job;
+  job.spirv = shader("types_storage");
+  job.buffers = {&a8, &h, &o32, &o16, &o64, &o8};
+  int32_t scale = 7;
+  std::vector<uint8_t> ls(4), sc(4);
+  std::memcpy(ls.data(), &local, 4);
+  std::memcpy(sc.data(), &scale, 4);
+  job.specialization = {{0, ls}, {1, sc}};
+  job.groups[0] = groups;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("invocation " << i);
+    REQUIRE(at<int32_t>(o32, i) == int32_t(int8_t(a8[i])) * scale);
+    // h*2+1 for h in {1, 1.25, 1.5, 1.75} is {3, 3.5, 4, 4.5}: exact in fp16.
+    const uint16_t expect16[4] = {0x4200, 0x4300, 0x4400, 0x4480};
+    REQUIRE(at<uint16_t>(o16, i) == expect16[i % 4]);
+    REQUIRE(at<uint64_t>(o64, i) == uint64_t(i) * 0x100000001ull + (1ull << 40));
+    REQUIRE(at<uint8_t>(o8, i) == uint8_t(i * 7));
+  }
+}
+
+TEST_CASE("buffer device addresses in push constants and integer dot products") {
+  FeatureDevice fd;
+  Device dev(fd.opts);
+  const uint32_t n = 64;
+  const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  Buffer src = dev.create_buffer(2 * n * 4, usage), dst = dev.create_buffer(3 * n * 4, usage);
+  auto* s = static_cast<uint32_t*>(src.mapped);
+  for (uint32_t i = 0; i < 2 * n; ++i) s[i] = i * 0x9E3779B9u;
+  VkBufferDeviceAddressInfo ai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, nullptr, src.buffer};
+  VkBufferDeviceAddressInfo bi{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, nullptr, dst.buffer};
+  uint64_t addrs[2] = {vkGetBufferDeviceAddress(dev.device, &ai), vkGetBufferDeviceAddress(dev.device, &bi)};
+  ComputeJob job;
+  job.spirv = shader("dot_bda");
+  job.push.resize(16);
+  std::memcpy(job.push.data(), addrs, 16);
+  job.groups[0] = n / 32;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  auto* d = static_cast<const uint32_t*>(dst.mapped);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t a = s[i], b = s[i + 64];
+    int64_t sdot = 0, udot = 0;
+    for (int k = 0; k < 4; ++k) {
+      sdot += int64_t(int8_t(a >> (8 * k))) * int8_t(b >> (8 * k));
+      udot += int64_t(uint8_t(a >> (8 * k))) * uint8_t(b >> (8 * k));
+    }
+    int64_t acc = std::min<int64_t>(std::max<int64_t>(sdot + 2147483000ll, INT32_MIN), INT32_MAX);
+    INFO("invocation " << i);
+    REQUIRE(int32_t(d[3 * i]) == int32_t(sdot));
+    REQUIRE(d[3 * i + 1] == uint32_t(udot));
+    REQUIRE(int32_t(d[3 * i + 2]) == int32_t(acc));
+  }
+  dev.destroy_buffer(src);
+  dev.destroy_buffer(dst);
+}
+
+TEST_CASE("bad shaders fail pipeline or module creation cleanly") {
+  Device dev;
+  SECTION("a capability the JIT does not implement") {
+    std::vector<uint32_t> words = shader("unsupported_capability");
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = words.size() * 4;
+    smci.pCode = words.data();
+    VkShaderModule m = VK_NULL_HANDLE;
+    VkResult r = vkCreateShaderModule(dev.device, &smci, nullptr, &m);
+    CHECK(r != VK_SUCCESS);
+  }
+  SECTION("a required subgroup size that is not a power of two") {
+    ComputeJob job;
+    job.spirv = shader("saxpy");
+    std::vector<uint8_t> x(256), y(256);
+    job.buffers = {&x, &y};
+    job.required_subgroup_size = 12;
+    CHECK(run_compute_job(dev, job) != VK_SUCCESS);
+  }
+  SECTION("full subgroups required for a workgroup that is not a multiple of them") {
+    ComputeJob job;
+    job.spirv = shader("types_storage");  // local size from specialization: 40
+    std::vector<uint8_t> dummy(64 * 8);
+    job.buffers = {&dummy, &dummy, &dummy, &dummy, &dummy, &dummy};
+    uint32_t local = 40;
+    std::vector<uint8_t> ls(4);
+    std::memcpy(ls.data(), &local, 4);
+    job.specialization = {{0, ls}};
+    job.required_subgroup_size = 16;
+    job.full_subgroups = true;
+    CHECK(run_compute_job(dev, job) != VK_SUCCESS);
+  }
+}

@@ -1,0 +1,111 @@
+#include "compute_job.h"
+
+#include <cstring>
+#include <fstream>
+
+namespace coopvk::test {
+
+std::vector<uint32_t> load_spirv_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + path);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  return words;
+}
+
+VkResult run_compute_job(Device& dev, ComputeJob& job) {
+  VkDevice d = dev.device;
+  const uint32_t n = uint32_t(job.buffers.size());
+  std::vector<VkDescriptorSetLayoutBinding> bindings;
+  for (uint32_t i = 0; i < n; ++i)
+    bindings.push_back({i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  lci.bindingCount = n;
+  lci.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout;
+  VK_CHECK(vkCreateDescriptorSetLayout(d, &lci, nullptr, &set_layout));
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(job.push.size())};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &set_layout;
+  plci.pushConstantRangeCount = job.push.empty() ? 0 : 1;
+  plci.pPushConstantRanges = &range;
+  VkPipelineLayout layout;
+  VK_CHECK(vkCreatePipelineLayout(d, &plci, nullptr, &layout));
+
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = job.spirv.size() * 4;
+  smci.pCode = job.spirv.data();
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<uint8_t> spec_data;
+  for (auto& [id, bytes] : job.specialization) {
+    entries.push_back({id, uint32_t(spec_data.size()), bytes.size()});
+    spec_data.insert(spec_data.end(), bytes.begin(), bytes.end());
+  }
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), spec_data.size(), spec_data.data()};
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo req{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO, &smci};
+  req.requiredSubgroupSize = job.required_subgroup_size;
+  VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  cci.stage.pNext = job.required_subgroup_size ? static_cast<const void*>(&req) : &smci;
+  cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cci.stage.pName = "main";
+  cci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  if (job.full_subgroups) cci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  cci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkResult created = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cci, nullptr, &pipeline);
+
+  if (created == VK_SUCCESS) {
+    std::vector<Buffer> bufs;
+    for (auto* host : job.buffers) {
+      bufs.push_back(dev.create_buffer(host->size() ? host->size() : 4));
+      std::memcpy(bufs.back().mapped, host->data(), host->size());
+    }
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n ? n : 1};
+    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpci.maxSets = 1;
+    dpci.poolSizeCount = 1;
+    dpci.pPoolSizes = &ps;
+    VkDescriptorPool pool;
+    VK_CHECK(vkCreateDescriptorPool(d, &dpci, nullptr, &pool));
+    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &set_layout;
+    VkDescriptorSet set;
+    VK_CHECK(vkAllocateDescriptorSets(d, &ai, &set));
+    std::vector<VkDescriptorBufferInfo> infos(n);
+    std::vector<VkWriteDescriptorSet> writes(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      infos[i] = {bufs[i].buffer, 0, VK_WHOLE_SIZE};
+      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[i].dstSet = set;
+      writes[i].dstBinding = i;
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &infos[i];
+    }
+    vkUpdateDescriptorSets(d, n, writes.data(), 0, nullptr);
+    VkCommandBuffer cb = dev.begin();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    if (!job.push.empty())
+      vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(job.push.size()), job.push.data());
+    vkCmdDispatch(cb, job.groups[0], job.groups[1], job.groups[2]);
+    dev.submit_and_wait(cb);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::memcpy(job.buffers[i]->data(), bufs[i].mapped, job.buffers[i]->size());
+      dev.destroy_buffer(bufs[i]);
+    }
+    vkDestroyDescriptorPool(d, pool, nullptr);
+    vkDestroyPipeline(d, pipeline, nullptr);
+  }
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+  return created;
+}
+
+}  // namespace coopvk::test
