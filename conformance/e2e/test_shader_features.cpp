@@ -4,6 +4,7 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -237,4 +238,38 @@ TEST_CASE("bad shaders fail pipeline or module creation cleanly") {
     job.full_subgroups = true;
     CHECK(run_compute_job(dev, job) != VK_SUCCESS);
   }
+}
+
+TEST_CASE("scalar layout, float64, extended-type subgroup ops, device-scope atomics") {
+  uint32_t sg = GENERATE(8u, 32u);
+  FeatureDevice fd;
+  fd.v12.vulkanMemoryModelDeviceScope = VK_TRUE;
+  Device dev(fd.opts);
+  const uint32_t n = 64;
+  std::vector<float> vin(3 * n);
+  for (uint32_t i = 0; i < 3 * n; ++i) vin[i] = float(i) * 0.5f - 7.0f;
+  std::vector<uint8_t> v(vin.size() * 4), d(n * 8), s64(n * 8), s16(n * 2), counter(4);
+  std::memcpy(v.data(), vin.data(), v.size());
+  ComputeJob job;
+  job.spirv = shader("extended_types");
+  job.buffers = {&v, &d, &s64, &s16, &counter};
+  job.required_subgroup_size = sg;
+  job.groups[0] = n / 32;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("invocation " << i << ", subgroup size " << sg);
+    // v[i] = v[i].zxy * 2 with a 12-byte stride: the scalar layout.
+    REQUIRE(at<float>(v, 3 * i + 0) == vin[3 * i + 2] * 2.0f);
+    REQUIRE(at<float>(v, 3 * i + 1) == vin[3 * i + 0] * 2.0f);
+    REQUIRE(at<float>(v, 3 * i + 2) == vin[3 * i + 1] * 2.0f);
+    double x = double(i) / 3.0;
+    double want = x * x + 1.0 / (x + 1.0);
+    REQUIRE(std::abs(at<double>(d, i) - want) <= 1e-15 * want);
+    uint32_t base = i / sg * sg;
+    uint64_t sum = 0;
+    for (uint32_t k = base; k < base + sg; ++k) sum += uint64_t(k) << 33;
+    REQUIRE(at<uint64_t>(s64, i) == sum);
+    REQUIRE(at<int16_t>(s16, i) == int16_t(base + sg - 1 - 10));
+  }
+  CHECK(at<uint32_t>(counter, 0) == n);
 }
