@@ -273,3 +273,65 @@ TEST_CASE("scalar layout, float64, extended-type subgroup ops, device-scope atom
   }
   CHECK(at<uint32_t>(counter, 0) == n);
 }
+
+TEST_CASE("an element-wise shader over four million elements across the worker pool") {
+  Device dev;
+  const uint32_t n = 4u << 20;
+  std::vector<float> xs(n), ys(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    xs[i] = float(i % 1000) * 0.25f;
+    ys[i] = float(i % 17) - 8.0f;
+  }
+  std::vector<uint8_t> x(n * 4), y(n * 4);
+  std::memcpy(x.data(), xs.data(), x.size());
+  std::memcpy(y.data(), ys.data(), y.size());
+  ComputeJob job;
+  job.spirv = shader("saxpy");
+  job.buffers = {&x, &y};
+  float a = -1.5f;
+  job.push.resize(8);
+  std::memcpy(job.push.data(), &a, 4);
+  std::memcpy(job.push.data() + 4, &n, 4);
+  job.groups[0] = n / 64;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += at<float>(y, i) != a * xs[i] + ys[i];
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("divergent loops and switches through Vulkan") {
+  Device dev;
+  const uint32_t n = 1024;
+  std::vector<uint8_t> steps(n * 4), kinds(n * 4);
+  ComputeJob job;
+  job.spirv = shader("control_flow");
+  job.buffers = {&steps, &kinds};
+  job.groups[0] = n / 32;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t v = i + 1, s = 0;
+    while (v != 1 && s < 200) { ++s; v = (v & 1) ? 3 * v + 1 : v >> 1; }
+    uint32_t kind = s % 4 == 0 ? 10 : s % 4 == 1 ? 20 : s % 4 == 3 ? 40 : 30;
+    INFO("invocation " << i);
+    REQUIRE(at<uint32_t>(steps, i) == s);
+    REQUIRE(at<uint32_t>(kinds, i) == kind);
+  }
+}
+
+TEST_CASE("atomics under contention from workgroups on several threads") {
+  Device dev;
+  const uint32_t groups = 512, n = groups * 64;
+  std::vector<uint8_t> counters(12, 0), got(n * 4, 0xFF);
+  ComputeJob job;
+  job.spirv = shader("atomics");
+  job.buffers = {&counters, &got};
+  job.groups[0] = groups;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  CHECK(at<uint32_t>(counters, 0) == uint32_t(uint64_t(n) * (n - 1) / 2));
+  CHECK(at<uint32_t>(counters, 1) == n);
+  CHECK(at<uint32_t>(counters, 2) == n - 1);
+  std::vector<uint32_t> tickets;
+  for (uint32_t i = 0; i < n; ++i) tickets.push_back(at<uint32_t>(got, i));
+  std::sort(tickets.begin(), tickets.end());
+  for (uint32_t i = 0; i < n; ++i) REQUIRE(tickets[i] == i);
+}
