@@ -3,7 +3,7 @@
 // one thread, and std::thread over every core. All three results are checked against
 // each other before timing.
 //
-//   bench_elementwise [n=16777216] [reps=10]
+//   bench_elementwise [n=16777216] [reps=10] [shader=axpy]   (O/axpy: the -O build)
 //
 // Traffic counted: 12 bytes per element (read x, read y, write z). Prints GB/s (median
 // of reps) and the ratios, plus machine-readable lines `elementwise_gbps <driver>`,
@@ -46,6 +46,7 @@ std::vector<double> time_reps(int reps, F&& f) {
 int main(int argc, char** argv) {
   const uint32_t n = argc > 1 ? uint32_t(std::atoll(argv[1])) : (16u << 20);
   const int reps = argc > 2 ? std::atoi(argv[2]) : 10;
+  const std::string shader = argc > 3 ? argv[3] : "axpy";
   if (n == 0 || reps <= 0) {
     std::fprintf(stderr, "usage: bench_elementwise [n>0] [reps>0]\n");
     return 2;
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   }
 
   bench::Compute comp(ctx.device, 3, 8);
-  comp.pipeline = comp.create(bench::load_spv("axpy"));
+  comp.pipeline = comp.create(bench::load_spv(shader));
   comp.bind({&x, &y, &z});
   struct {
     float a;
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   const double g_drv = bytes / bench::median(t_drv) * 1e-9;
   const double g_one = bytes / bench::median(t_one) * 1e-9;
   const double g_all = bytes / bench::median(t_all) * 1e-9;
-  std::printf("z = a*x + y over %u floats (12 bytes/element), median of %d reps, results match:\n", n, reps);
+  std::printf("z = a*x + y over %u floats (%s.spv, 12 bytes/element), median of %d reps, results match:\n", n,
+              shader.c_str(), reps);
   std::printf("  driver dispatch      %8.2f GB/s  (%.2f ms)\n", g_drv, bench::median(t_drv) * 1e3);
   std::printf("  C++ loop, 1 thread   %8.2f GB/s  (%.2f ms)\n", g_one, bench::median(t_one) * 1e3);
   std::printf("  C++ loop, %u threads %8.2f GB/s  (%.2f ms)\n", cores, g_all, bench::median(t_all) * 1e3);

@@ -9,7 +9,10 @@
 // workgroup (zero push constants, small buffers) — drivers that compile lazily at the
 // first dispatch, as lavapipe does, pay their compile there.
 //
-//   bench_pipeline_create [shader=gemm_tiled] [reps=10]
+//   bench_pipeline_create [shader=gemm_tiled] [reps=10] [cache-data-out]
+//
+// With a third argument, the bytes of vkGetPipelineCacheData are also written to that file
+// (for coopvk they hold the JIT's object file: a way to look at the generated code).
 //
 // Prints medians in ms, the ratios cold/cached and cold/from-data, and machine-readable
 // lines `pipeline_cold_ms`, `pipeline_cached_ms`, `pipeline_from_data_ms`,
@@ -92,6 +95,14 @@ int main(int argc, char** argv) {
     data.resize(size);
     BENCH_VK(vkGetPipelineCacheData(ctx.device, c, &size, data.data()));
     data.resize(size);
+    if (argc > 3) {
+      std::ofstream out(argv[3], std::ios::binary);
+      out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+      if (!out) {
+        std::fprintf(stderr, "cannot write %s\n", argv[3]);
+        return 1;
+      }
+    }
     vkDestroyPipelineCache(ctx.device, c, nullptr);
   }
 

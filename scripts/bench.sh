@@ -24,20 +24,21 @@ B="$BUILD/bench"
 LOGS="$BUILD/bench-logs"
 mkdir -p "$LOGS"
 
-# run_on DRIVER NAME ARGS...: one bench on coopvk or lavapipe; output to the terminal and a log.
+# run_on DRIVER TAG NAME ARGS...: one bench on coopvk or lavapipe; output to the terminal
+# and to the log $LOGS/TAG.DRIVER.log.
 run_on() {
-  local driver=$1 name=$2
-  shift 2
-  printf '\n== %s on %s ==\n' "$name" "$driver"
+  local driver=$1 tag=$2 name=$3
+  shift 3
+  printf '\n== %s %s on %s ==\n' "$name" "$*" "$driver"
   case $driver in
     coopvk)
       VK_DRIVER_FILES="$BUILD/coopvk_icd.json" VK_ICD_FILENAMES="$BUILD/coopvk_icd.json" \
-        VK_LOADER_LAYERS_DISABLE='~all~' "$B/$name" "$@" | tee "$LOGS/$name.$driver.log" ;;
+        VK_LOADER_LAYERS_DISABLE='~all~' "$B/$name" "$@" | tee "$LOGS/$tag.$driver.log" ;;
     lavapipe)
       # no on-disk shader cache, or "cold" is warm from an earlier run
       VK_DRIVER_FILES="$SB/lvp_icd.json" VK_ICD_FILENAMES="$SB/lvp_icd.json" \
         VK_LOADER_LAYERS_DISABLE='~all~' MESA_SHADER_CACHE_DISABLE=true \
-        "$SB/bin/sid-run" "$B/$name" "$@" | tee "$LOGS/$name.$driver.log" ;;
+        "$SB/bin/sid-run" "$B/$name" "$@" | tee "$LOGS/$tag.$driver.log" ;;
   esac
 }
 # value NAME DRIVER KEY: the number after KEY in that run's log.
@@ -45,27 +46,32 @@ value() { awk -v k="$3" '$1 == k { print $2 }' "$LOGS/$1.$2.log"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 for d in coopvk lavapipe; do
-  run_on $d bench_pipeline_create gemm_tiled "$REPS"
-  run_on $d bench_elementwise "$ELEMENTS" "$REPS"
-  run_on $d bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
+  run_on $d pipeline bench_pipeline_create gemm_tiled "$REPS"
+  run_on $d elementwise bench_elementwise "$ELEMENTS" "$REPS"
+  run_on $d gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
+  # the same GLSL through glslang -O (locals already in SSA form)
+  run_on $d gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
 done
 
-c_gemm=$(value bench_gemm coopvk gemm_gflops)
-l_gemm=$(value bench_gemm lavapipe gemm_gflops)
-c_ew=$(value bench_elementwise coopvk elementwise_gbps)
-l_ew=$(value bench_elementwise lavapipe elementwise_gbps)
-cpu1=$(value bench_elementwise coopvk elementwise_cpu1_gbps)
-cpuN=$(value bench_elementwise coopvk elementwise_cpuN_gbps)
-c_cold=$(value bench_pipeline_create coopvk pipeline_cold_ms)
-c_first=$(value bench_pipeline_create coopvk pipeline_cold_first_dispatch_ms)
-c_hit=$(value bench_pipeline_create coopvk pipeline_cached_ms)
-c_data=$(value bench_pipeline_create coopvk pipeline_from_data_ms)
-l_cold=$(value bench_pipeline_create lavapipe pipeline_cold_ms)
-l_first=$(value bench_pipeline_create lavapipe pipeline_cold_first_dispatch_ms)
+c_gemm=$(value gemm coopvk gemm_gflops)
+l_gemm=$(value gemm lavapipe gemm_gflops)
+c_gemmO=$(value gemm_O coopvk gemm_gflops)
+l_gemmO=$(value gemm_O lavapipe gemm_gflops)
+c_ew=$(value elementwise coopvk elementwise_gbps)
+l_ew=$(value elementwise lavapipe elementwise_gbps)
+cpu1=$(value elementwise coopvk elementwise_cpu1_gbps)
+cpuN=$(value elementwise coopvk elementwise_cpuN_gbps)
+c_cold=$(value pipeline coopvk pipeline_cold_ms)
+c_first=$(value pipeline coopvk pipeline_cold_first_dispatch_ms)
+c_hit=$(value pipeline coopvk pipeline_cached_ms)
+c_data=$(value pipeline coopvk pipeline_from_data_ms)
+l_cold=$(value pipeline lavapipe pipeline_cold_ms)
+l_first=$(value pipeline lavapipe pipeline_cold_first_dispatch_ms)
 
 printf '\n== summary (%s cores; higher ratio = coopvk better) ==\n' "$(nproc)"
 printf '%-52s %10s %10s %8s\n' "metric" "coopvk" "lavapipe" "ratio"
 printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3, GFLOP/s" "$c_gemm" "$l_gemm" "$(ratio "$c_gemm" "$l_gemm")"
+printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3 (glslang -O), GFLOP/s" "$c_gemmO" "$l_gemmO" "$(ratio "$c_gemmO" "$l_gemmO")"
 printf '%-52s %10s %10s %8s\n' "axpy ${ELEMENTS} floats, GB/s" "$c_ew" "$l_ew" "$(ratio "$c_ew" "$l_ew")"
 printf '%-52s %10s %10s %8s\n' "pipeline cold + first dispatch, ms (lavapipe/coopvk)" "$c_first" "$l_first" "$(ratio "$l_first" "$c_first")"
 printf '%-52s %10s %10s %8s\n' "vkCreateComputePipelines cold, ms (lavapipe/coopvk)" "$c_cold" "$l_cold" "$(ratio "$l_cold" "$c_cold")"
