@@ -62,7 +62,7 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
     J.getObjTransformLayer().setTransform(
         [object_out](std::unique_ptr<llvm::MemoryBuffer> obj) -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
           object_out->assign(obj->getBufferStart(), obj->getBufferEnd());
-          return std::move(obj);
+          return obj;
         });
   }
   return j;
