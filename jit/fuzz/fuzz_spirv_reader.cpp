@@ -8,6 +8,9 @@
 //   mkdir -p build-fuzz/corpus && cp build-fuzz/conformance/unit/shaders/*.spv build-fuzz/corpus/
 //   ./build-fuzz/jit/fuzz_spirv_reader -max_total_time=30 build-fuzz/corpus
 //
+// The default (gcc) build also makes build/jit/fuzz/fuzz_spirv_reader whenever clang++ is
+// installed: `build/jit/fuzz/fuzz_spirv_reader -max_total_time=30 <corpus dir>`.
+//
 // Only the reader's own sources (jit/src/spirv_reader.cpp, spirv_grammar.cpp,
 // capabilities.cpp and the generated tables) are compiled into it, so build just this
 // target: the rest of the tree need not compile with clang (with clang-14,
