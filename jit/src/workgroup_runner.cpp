@@ -5,8 +5,12 @@
 // the next live fiber in round-robin order, so by the time fiber k runs again every other
 // live fiber has reached its barrier too: that is exactly OpControlBarrier's rule that no
 // invocation passes until all invocations of the workgroup have arrived. Fibers switch
-// straight to each other (no trip through a scheduler context), one swapcontext per
-// barrier per subgroup.
+// straight to each other (no trip through a scheduler context), one switch per barrier
+// per subgroup. On x86-64 the switch is a few instructions of our own (callee-saved
+// registers, MXCSR and the x87 control word, then the stack pointer): glibc's
+// swapcontext also saves the signal mask with a system call, which made barrier-heavy
+// shaders spend half their time in the kernel. Elsewhere, and under AddressSanitizer
+// (which must see stack switches), ucontext does the switching.
 //
 // Stacks are mmap'd once per runner (one runner per worker thread) and reused for every
 // workgroup; each has a PROT_NONE guard page below it so an overflow faults instead of
@@ -28,6 +32,56 @@
 #include <cstring>
 #include <new>
 #include <vector>
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define COOPVK_FAST_FIBERS 1
+// void coopvk_fiber_switch(void** save_sp, void* load_sp): saves the callee-saved state
+// on the current stack, stores the stack pointer in *save_sp, and resumes the context
+// whose stack pointer is load_sp (System V AMD64 ABI: rbx, rbp, r12-r15, MXCSR and the
+// x87 control word are callee-saved).
+// coopvk_fiber_start: first "return address" of a new fiber; its FiberScheduler* was
+// planted in r12's slot.
+asm(R"(
+  .text
+  .p2align 4
+  .hidden coopvk_fiber_switch
+  .type coopvk_fiber_switch, @function
+coopvk_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size coopvk_fiber_switch, .-coopvk_fiber_switch
+
+  .p2align 4
+  .hidden coopvk_fiber_start
+  .type coopvk_fiber_start, @function
+coopvk_fiber_start:
+  movq %r12, %rdi
+  call coopvk_fiber_main
+  ud2
+  .size coopvk_fiber_start, .-coopvk_fiber_start
+)");
+extern "C" void coopvk_fiber_switch(void** save_sp, void* load_sp);
+extern "C" void coopvk_fiber_start();
+#endif
 
 namespace coopvk::jit {
 
@@ -54,7 +108,11 @@ struct Stack {
 };
 
 struct Fiber {
+#if COOPVK_FAST_FIBERS
+  void* sp = nullptr;  // saved stack pointer while switched out
+#else
   ucontext_t ctx;
+#endif
   bool done = false;
 };
 
@@ -67,7 +125,11 @@ struct FiberScheduler {
 
   std::vector<Stack> stacks;
   std::vector<Fiber> fibers;
+#if COOPVK_FAST_FIBERS
+  void* runner_sp = nullptr;  // the worker thread's own stack, resumed when all are done
+#else
   ucontext_t runner_ctx;  // the worker thread's own context, resumed when all are done
+#endif
   uint32_t current = 0;
   uint32_t live = 0;
 
@@ -120,44 +182,88 @@ struct FiberScheduler {
     uint32_t next = next_live(me);
     if (next == me || next == shader->subgroups_per_workgroup) return;  // alone: nothing to wait for
     current = next;
+#if COOPVK_FAST_FIBERS
+    coopvk_fiber_switch(&fibers[me].sp, fibers[next].sp);
+#else
     if (swapcontext(&fibers[me].ctx, &fibers[next].ctx) != 0) fatal("swapcontext failed");
+#endif
     // Resumed: every other live fiber has reached a barrier (or returned) since we left.
   }
 
+  // Body of every fiber: run one subgroup, then hand the thread to the next live fiber
+  // (or back to the runner). This fiber's stack is abandoned and reused next workgroup.
+  [[noreturn]] void fiber_main() {
+    uint32_t me = current;
+    shader->fn(ds, &ws, me);
+    fibers[me].done = true;
+    live--;
+    uint32_t next = next_live(me);
+#if COOPVK_FAST_FIBERS
+    void* discard = nullptr;
+    if (next == shader->subgroups_per_workgroup) {
+      coopvk_fiber_switch(&discard, runner_sp);
+    } else {
+      current = next;
+      coopvk_fiber_switch(&discard, fibers[next].sp);
+    }
+#else
+    if (next == shader->subgroups_per_workgroup) {
+      setcontext(&runner_ctx);
+    } else {
+      current = next;
+      setcontext(&fibers[next].ctx);
+    }
+#endif
+    fatal("a finished fiber was resumed");
+  }
+
+#if !COOPVK_FAST_FIBERS
   // makecontext passes int arguments only: the scheduler pointer travels as two halves.
   static void fiber_entry(unsigned lo, unsigned hi) {
-    auto* self = reinterpret_cast<FiberScheduler*>((static_cast<uintptr_t>(hi) << 32) | lo);
-    uint32_t me = self->current;
-    self->shader->fn(self->ds, &self->ws, me);
-    self->fibers[me].done = true;
-    self->live--;
-    uint32_t next = self->next_live(me);
-    // This fiber's stack is abandoned here and reused by the next workgroup.
-    if (next == self->shader->subgroups_per_workgroup) {
-      setcontext(&self->runner_ctx);
-    } else {
-      self->current = next;
-      setcontext(&self->fibers[next].ctx);
-    }
-    fatal("setcontext returned");
+    reinterpret_cast<FiberScheduler*>((static_cast<uintptr_t>(hi) << 32) | lo)->fiber_main();
   }
+#endif
 
   void run_fibers(uint32_t n) {
     ensure_stacks(n);
-    uintptr_t p = reinterpret_cast<uintptr_t>(this);
     for (uint32_t i = 0; i < n; ++i) {
       Fiber& f = fibers[i];
       f.done = false;
+#if COOPVK_FAST_FIBERS
+      // A frame as coopvk_fiber_switch leaves it: MXCSR/FPU control word, r15..r12,
+      // rbx, rbp, then the return address. After `ret` pops coopvk_fiber_start the stack
+      // pointer is 16-byte aligned, as the ABI wants before its call.
+      uintptr_t top = (reinterpret_cast<uintptr_t>(stacks[i].base()) + stacks[i].size()) & ~uintptr_t(15);
+      auto* frame = reinterpret_cast<uint64_t*>(top - 24 - 56);
+      uint32_t mxcsr = 0x1F80;  // defaults: all exceptions masked, round to nearest
+      uint16_t fcw = 0x037F;
+      std::memcpy(&frame[0], &mxcsr, 4);
+      std::memcpy(reinterpret_cast<char*>(&frame[0]) + 4, &fcw, 2);
+      frame[1] = 0;                                   // r15
+      frame[2] = 0;                                   // r14
+      frame[3] = 0;                                   // r13
+      frame[4] = reinterpret_cast<uint64_t>(this);    // r12: coopvk_fiber_start's argument
+      frame[5] = 0;                                   // rbx
+      frame[6] = 0;                                   // rbp
+      frame[7] = reinterpret_cast<uint64_t>(&coopvk_fiber_start);
+      f.sp = frame;
+#else
       if (getcontext(&f.ctx) != 0) fatal("getcontext failed");
       f.ctx.uc_stack.ss_sp = stacks[i].base();
       f.ctx.uc_stack.ss_size = stacks[i].size();
       f.ctx.uc_link = nullptr;  // fiber_entry never returns; it switches away itself
+      uintptr_t p = reinterpret_cast<uintptr_t>(this);
       makecontext(&f.ctx, reinterpret_cast<void (*)()>(&fiber_entry), 2,
                   static_cast<unsigned>(p & 0xffffffffu), static_cast<unsigned>(p >> 32));
+#endif
     }
     live = n;
     current = 0;
+#if COOPVK_FAST_FIBERS
+    coopvk_fiber_switch(&runner_sp, fibers[0].sp);
+#else
     if (swapcontext(&runner_ctx, &fibers[0].ctx) != 0) fatal("swapcontext failed");
+#endif
     // Back here only when every fiber has returned.
   }
 };
@@ -197,6 +303,12 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
 }
 
 }  // namespace coopvk::jit
+
+#if COOPVK_FAST_FIBERS
+extern "C" __attribute__((visibility("hidden"), used)) void coopvk_fiber_main(coopvk::jit::FiberScheduler* s) {
+  s->fiber_main();
+}
+#endif
 
 extern "C" void coopvk_jit_workgroup_barrier(coopvk::jit::WorkgroupState* ws) {
   auto* im = static_cast<coopvk::jit::FiberScheduler*>(ws->scheduler);
