@@ -50,6 +50,9 @@ std::vector<Id> successors(const Block& b) {
 Lowerer::Lowerer(const Module& mod, const CompileOptions& o, llvm::LLVMContext& ctx)
     : m(mod), opts(o), C(ctx), B(ctx) {
   N = o.subgroup_size ? o.subgroup_size : default_subgroup_size();
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract(true);
+  B.setFastMathFlags(fmf);
 }
 
 llvm::AllocaInst* Lowerer::entry_alloca(llvm::Type* t, uint64_t count, uint32_t align) {
@@ -167,6 +170,29 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
         auto* slot = entry_alloca(rt);
         B.CreateStore(llvm::Constant::getNullValue(rt), slot);
         F.slots[w] = slot;
+      }
+  // Promotable Function variables: every use is a whole-variable load, or a store
+  // through it (never the variable as a stored value, an access-chain base, a call
+  // argument, ...).
+  std::unordered_map<Id, bool> promotable;
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body)
+      if (in.opcode == uint16_t(spv::Op::OpVariable)) promotable[in.result] = true;
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body)
+      for (size_t k = 0; k < in.operands.size(); ++k) {
+        auto it = promotable.find(in.operands[k]);
+        if (it == promotable.end() || in.opcode == uint16_t(spv::Op::OpVariable)) continue;
+        bool ok = k == 0 && (in.opcode == uint16_t(spv::Op::OpLoad) || in.opcode == uint16_t(spv::Op::OpStore));
+        if (!ok) it->second = false;
+      }
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body)
+      if (in.opcode == uint16_t(spv::Op::OpVariable) && promotable[in.result]) {
+        llvm::Type* rt = rep_type(type(in.result_type).elem);
+        auto* slot = entry_alloca(rt);
+        B.CreateStore(llvm::Constant::getNullValue(rt), slot);
+        F.promoted[in.result] = slot;
       }
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body)
@@ -357,6 +383,21 @@ void Lowerer::emit_instruction(const Instruction& in) {
     default:
       break;
   }
+  // SPIR-V lets implementations fuse a multiply and an add unless the result is
+  // decorated NoContraction (SPIR-V spec, NoContraction decoration).
+  bool no_contract = in.result && m.has_decoration(in.result, uint32_t(spv::Decoration::NoContraction));
+  if (no_contract) B.clearFastMathFlags();
+  struct Restore {
+    llvm::IRBuilder<>& b;
+    bool on;
+    ~Restore() {
+      if (on) {
+        llvm::FastMathFlags f;
+        f.setAllowContract(true);
+        b.setFastMathFlags(f);
+      }
+    }
+  } restore{B, no_contract};
   if (lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
       lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
       lower_integer_dot(in))

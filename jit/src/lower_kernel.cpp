@@ -23,6 +23,15 @@ llvm::Value* Lowerer::builtin_value(uint32_t builtin) {
   llvm::Value* sg = ctx_field(kCtxSubgroup);
   llvm::Value* local_index = B.CreateAdd(splat(B.CreateMul(sg, B.getInt32(N))), lane_index());
   auto local_id = [&](int k) -> llvm::Value* {
+    // When a subgroup never straddles a row (local_size.x is a multiple of its width), x
+    // is the subgroup's first x plus the lane and y, z are uniform: build them that way
+    // so memory accesses indexed by them are recognised as vector or scalar accesses.
+    if (local_size[0] % N == 0) {
+      llvm::Value* first = B.CreateMul(sg, B.getInt32(N));
+      if (k == 0) return B.CreateAdd(splat(B.CreateURem(first, B.getInt32(local_size[0]))), lane_index());
+      if (k == 1) return splat(B.CreateURem(B.CreateUDiv(first, B.getInt32(local_size[0])), B.getInt32(local_size[1])));
+      return splat(B.CreateUDiv(first, B.getInt32(local_size[0] * local_size[1])));
+    }
     if (k == 0) return B.CreateURem(local_index, splat(B.getInt32(local_size[0])));
     if (k == 1) return B.CreateURem(B.CreateUDiv(local_index, splat(B.getInt32(local_size[0]))), splat(B.getInt32(local_size[1])));
     return B.CreateUDiv(local_index, splat(B.getInt32(local_size[0] * local_size[1])));
@@ -89,6 +98,32 @@ llvm::Value* Lowerer::builtin_value(uint32_t builtin) {
   }
 }
 
+bool Lowerer::builtin_needs_memory(Id var) const {
+  // Direct loads (possibly through an access chain with constant indices) are computed
+  // on the spot by direct_builtin_load; anything else needs the value in memory.
+  std::vector<Id> chains;
+  for (const Function& fn : m.functions)
+    for (const Block& b : fn.blocks)
+      for (const Instruction& in : b.body)
+        for (size_t k = 0; k < in.operands.size(); ++k) {
+          if (in.operands[k] != var) continue;
+          if (k == 0 && in.opcode == uint16_t(spv::Op::OpLoad)) continue;
+          bool chain = k == 0 && (in.opcode == uint16_t(spv::Op::OpAccessChain) ||
+                                  in.opcode == uint16_t(spv::Op::OpInBoundsAccessChain));
+          if (!chain) return true;
+          for (size_t i = 1; i < in.operands.size(); ++i)
+            if (!is_constant(in.operands[i])) return true;
+          chains.push_back(in.result);
+        }
+  for (Id c : chains)
+    for (const Function& fn : m.functions)
+      for (const Block& b : fn.blocks)
+        for (const Instruction& in : b.body)
+          for (size_t k = 0; k < in.operands.size(); ++k)
+            if (in.operands[k] == c && !(k == 0 && in.opcode == uint16_t(spv::Op::OpLoad))) return true;
+  return false;
+}
+
 void Lowerer::emit_kernel(Id entry_fn) {
   auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty()}, false);
   auto* kf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kKernelName, M.get());
@@ -120,6 +155,7 @@ void Lowerer::emit_kernel(Id entry_fn) {
     if (it == global_vars.end()) continue;
     Id pointee = type(g.result_type).elem;
     if (it->second.storage == uint32_t(spv::StorageClass::Input)) {
+      if (!builtin_needs_memory(g.result)) continue;  // every use is a direct load
       const Decoration* d = nullptr;
       if (!m.has_decoration(g.result, uint32_t(spv::Decoration::BuiltIn), &d) || d->args.empty())
         fail("Input variable without a BuiltIn decoration", &g);

@@ -127,7 +127,7 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
         if (uint64_t(a->stride) == l.size)
           return B.CreateMaskedLoad(rep_type(t), a->base, align, m_lanes, llvm::PoisonValue::get(rep_type(t)));
       }
-      return B.CreateMaskedGather(rep_type(t), ptrs, align, m_lanes, llvm::PoisonValue::get(rep_type(t)));
+      return load_lanes(scalar_type(t), ptrs, align, m_lanes);
     }
     case spv::Op::OpTypeVector:
     case spv::Op::OpTypeMatrix:
@@ -175,7 +175,7 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
         B.CreateMaskedStore(v, a->base, align, m_lanes);
         return;
       }
-      B.CreateMaskedScatter(v, ptrs, align, m_lanes);
+      store_lanes(v, ptrs, align, m_lanes);
       return;
     }
     case spv::Op::OpTypeVector:
@@ -226,6 +226,13 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       uint32_t sc = o.at(0);
       if (sc != uint32_t(spv::StorageClass::Function)) fail("local variable outside Function storage", &in);
       Id pointee = type(in.result_type).elem;
+      if (auto it = F.promoted.find(in.result); it != F.promoted.end()) {
+        if (o.size() > 1) {
+          llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
+          B.CreateStore(select_rep(mask, value(o[1]), old), it->second);
+        }
+        return true;
+      }
       MemLayout l = layout(pointee);
       uint64_t lane_size = std::max<uint64_t>((l.size + 15) / 16 * 16, 16);
       llvm::AllocaInst* mem = entry_alloca(B.getInt8Ty(), lane_size * N, 64);
@@ -314,6 +321,10 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       return true;
     }
     case spv::Op::OpLoad: {
+      if (auto it = F.promoted.find(o.at(0)); it != F.promoted.end()) {
+        define(in.result, B.CreateLoad(it->second->getAllocatedType(), it->second));
+        return true;
+      }
       if (llvm::Value* direct = direct_builtin_load(o.at(0), in.result_type)) {
         define(in.result, direct);
         return true;
@@ -323,6 +334,12 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     }
     case spv::Op::OpStore: {
       Id ptr = o.at(0);
+      if (auto it = F.promoted.find(ptr); it != F.promoted.end()) {
+        // Inactive lanes keep their own values.
+        llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
+        B.CreateStore(select_rep(mask, value(o.at(1)), old), it->second);
+        return true;
+      }
       Id ptr_type = 0;
       if (const Instruction* g = m.global(ptr)) ptr_type = g->result_type;
       else if (auto it = F.block_of.find(ptr); it != F.block_of.end()) {

@@ -141,6 +141,12 @@ class Lowerer {
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
   // value computed directly, so index arithmetic on it stays analyzable; else null.
   llvm::Value* direct_builtin_load(Id pointer, Id result_type);
+  // Gather/scatter that first checks at run time whether the active lanes' addresses are
+  // all equal (one scalar access) or consecutive (one vector access).
+  llvm::Value* load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Align align, llvm::Value* m);
+  void store_lanes(llvm::Value* v, llvm::Value* ptrs, llvm::Align align, llvm::Value* m);
+  // Whether an Input built-in must be written to memory (some use is not a direct load).
+  bool builtin_needs_memory(Id var) const;
 
   // Instruction families; each returns false if the opcode is not theirs.
   bool lower_arith(const Instruction& in);
@@ -161,6 +167,9 @@ class Lowerer {
     std::unordered_map<Id, llvm::Value*> values;  // defined in the current block
     std::unordered_map<Id, llvm::AllocaInst*> slots;  // values used across blocks
     std::unordered_map<Id, llvm::AllocaInst*> phi_slots;
+    // Function variables used only by whole-variable OpLoad/OpStore live in an alloca of
+    // their rep (registers after LLVM's mem2reg) instead of per-lane memory.
+    std::unordered_map<Id, llvm::AllocaInst*> promoted;
     std::unordered_map<Id, uint32_t> block_of;  // result id -> block index
     std::unordered_map<Id, uint32_t> block_index;  // label -> block index
     std::unordered_map<Id, llvm::Value*> params;
