@@ -58,7 +58,7 @@ CompiledShader run_shader(const std::string& name, Run& r) {
   DispatchState ds{};
   ds.sets[0] = descs.data();
   std::vector<uint8_t> push(kMaxPushConstantBytes, 0);
-  std::memcpy(push.data(), r.push.data(), r.push.size());
+  if (!r.push.empty()) std::memcpy(push.data(), r.push.data(), r.push.size());
   ds.push_constants = push.data();
   for (int k = 0; k < 3; ++k) ds.num_workgroups[k] = r.groups[k];
   WorkgroupRunner runner;
