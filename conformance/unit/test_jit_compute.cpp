@@ -14,8 +14,10 @@
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
+#include "shader_references.h"
 
 using namespace coopvk::jit;
+using namespace coopvk::test;
 
 namespace {
 
@@ -118,12 +120,10 @@ TEST_CASE("divergent loops, break, continue, switch and calls") {
   r.subgroup_size = sg;
   run_shader("control_flow", r);
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t v = i + 1, s = 0;
-    while (v != 1 && s < 200) { ++s; v = (v & 1) ? 3 * v + 1 : v >> 1; }
-    uint32_t kind = s % 4 == 0 ? 10 : s % 4 == 1 ? 20 : s % 4 == 3 ? 40 : 30;
+    uint32_t s = collatz_steps(i);
     INFO("invocation " << i);
     REQUIRE(at<uint32_t>(out, i) == s);
-    REQUIRE(at<uint32_t>(out2, i) == kind);
+    REQUIRE(at<uint32_t>(out2, i) == collatz_kind(s));
   }
 }
 
@@ -157,28 +157,18 @@ TEST_CASE("subgroup arithmetic, ballot, broadcast and shuffle") {
   auto field = [&](int f, uint32_t l) { return at<uint32_t>(out, f * 64 + l); };
   for (uint32_t l = 0; l < 64; ++l) {
     INFO("lane " << l << " subgroup size " << sg);
-    uint32_t base = l / sg * sg;
-    uint32_t sum = 0, incl = 0, excl = 0, mx = 0, count = 0;
-    for (uint32_t k = base; k < base + sg; ++k) {
-      uint32_t v = k * 3 + 1;
-      if (k % 3 == 0) ++count;
-      if (k & 1) continue;  // inactive in the arithmetic block
-      sum += v;
-      mx = std::max(mx, v);
-      if (k <= l) incl += v;
-      if (k < l) excl += v;
-    }
+    SubgroupOpsExpected e = subgroup_ops_expected(l, sg);
     REQUIRE(field(8, l) == sg);
     if ((l & 1) == 0) {
-      REQUIRE(field(0, l) == sum);
-      REQUIRE(field(1, l) == incl);
-      REQUIRE(field(2, l) == excl);
-      REQUIRE(field(6, l) == mx);
-      REQUIRE(field(7, l) == (l == base ? 1u : 0u));
+      REQUIRE(field(0, l) == e.sum);
+      REQUIRE(field(1, l) == e.incl);
+      REQUIRE(field(2, l) == e.excl);
+      REQUIRE(field(6, l) == e.max);
+      REQUIRE(field(7, l) == (e.elect ? 1u : 0u));
     }
-    REQUIRE(field(3, l) == count);
-    REQUIRE(field(4, l) == base * 3 + 1);
-    REQUIRE(field(5, l) == (l ^ 1u) * 3 + 1);
+    REQUIRE(field(3, l) == e.ballot_count);
+    REQUIRE(field(4, l) == e.first);
+    REQUIRE(field(5, l) == e.shuffle_xor1);
   }
 }
 
@@ -264,17 +254,11 @@ TEST_CASE("buffer device addresses and integer dot products") {
   r.groups[0] = n / 32;
   run_shader("dot_bda", r);
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t a = src[i], b = src[i + 64];
-    int64_t sdot = 0, udot = 0;
-    for (int k = 0; k < 4; ++k) {
-      sdot += int64_t(int8_t(a >> (8 * k))) * int8_t(b >> (8 * k));
-      udot += int64_t(uint8_t(a >> (8 * k))) * uint8_t(b >> (8 * k));
-    }
-    int64_t acc = std::min<int64_t>(std::max<int64_t>(sdot + 2147483000ll, INT32_MIN), INT32_MAX);
+    DotExpected e = dot_expected(src[i], src[i + 64]);
     INFO("invocation " << i);
-    REQUIRE(int32_t(dst[3 * i]) == int32_t(sdot));
-    REQUIRE(dst[3 * i + 1] == uint32_t(udot));
-    REQUIRE(int32_t(dst[3 * i + 2]) == int32_t(acc));
+    REQUIRE(int32_t(dst[3 * i]) == e.sdot);
+    REQUIRE(dst[3 * i + 1] == e.udot);
+    REQUIRE(int32_t(dst[3 * i + 2]) == e.sdot_acc_sat);
   }
   CHECK(int32_t(dst[3 * 5 + 2]) == INT32_MAX);  // the saturating case really saturated
 }

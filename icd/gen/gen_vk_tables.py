@@ -411,25 +411,20 @@ def write_structs(out, reg, scope):
     for i, (name, stype, bools) in enumerate(features):
         arr = f"kMembers{i}" if bools else "nullptr"
         c.append(f'  {{{stype}, "{name}", sizeof({name}), {arr}, {len(bools)}}},')
-    c += ["};", "}  // namespace", "namespace coopvk {",
-          "const char* structure_type_name(VkStructureType s) {",
-          "  switch (s) {"]
-    seen = set()
-    for name, stype in stypes:
-        if stype in seen:
-            continue
-        seen.add(stype)
-        c.append(f'    case {stype}: return "{name}";')
-    c += ["    default: return nullptr;", "  }", "}",
-          "size_t structure_type_size(VkStructureType s) {",
-          "  switch (s) {"]
-    seen = set()
-    for name, stype in stypes:
-        if stype in seen:
-            continue
-        seen.add(stype)
-        c.append(f'    case {stype}: return sizeof({name});')
-    c += ["    default: return 0;", "  }", "}",
+    # One switch per query over the distinct sTypes (aliases share a value).
+    unique = list({stype: name for name, stype in reversed(stypes)}.items())[::-1]
+
+    def switch(fn_sig, case_fmt, default):
+        c.append(fn_sig + " {")
+        c.append("  switch (s) {")
+        for stype, name in unique:
+            c.append(f"    case {stype}: return {case_fmt.format(name=name)};")
+        c.extend([f"    default: return {default};", "  }", "}"])
+
+    c += ["};", "}  // namespace", "namespace coopvk {"]
+    switch("const char* structure_type_name(VkStructureType s)", '"{name}"', "nullptr")
+    switch("size_t structure_type_size(VkStructureType s)", "sizeof({name})", "0")
+    c += [
           "const FeatureStruct& core_feature_struct() { return kCore; }",
           "const FeatureStruct* find_feature_struct(VkStructureType s) {",
           "  for (const auto& f : kFeatures) if (f.stype == s) return &f;",

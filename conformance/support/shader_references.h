@@ -1,0 +1,60 @@
+// Scalar C++ references for the test shaders in conformance/shaders/compute, shared by
+// the JIT unit tests and the end-to-end tests so both check the same rules.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace coopvk::test {
+
+// subgroup_ops.comp: lane values are v(k) = 3k + 1; odd lanes skip the arithmetic.
+struct SubgroupOpsExpected {
+  uint32_t sum = 0, incl = 0, excl = 0, max = 0, ballot_count = 0, first = 0, shuffle_xor1 = 0;
+  bool elect = false;
+};
+inline SubgroupOpsExpected subgroup_ops_expected(uint32_t lane, uint32_t subgroup_size) {
+  SubgroupOpsExpected e;
+  uint32_t base = lane / subgroup_size * subgroup_size;
+  for (uint32_t k = base; k < base + subgroup_size; ++k) {
+    uint32_t v = k * 3 + 1;
+    e.ballot_count += k % 3 == 0;
+    if (k & 1) continue;
+    e.sum += v;
+    e.max = std::max(e.max, v);
+    if (k <= lane) e.incl += v;
+    if (k < lane) e.excl += v;
+  }
+  e.elect = lane == base;
+  e.first = base * 3 + 1;
+  e.shuffle_xor1 = (lane ^ 1u) * 3 + 1;
+  return e;
+}
+
+// control_flow.comp: Collatz steps of i + 1 (capped at 200), then classify().
+inline uint32_t collatz_steps(uint32_t i) {
+  uint32_t v = i + 1, s = 0;
+  while (v != 1 && s < 200) {
+    ++s;
+    v = (v & 1) ? 3 * v + 1 : v >> 1;
+  }
+  return s;
+}
+inline uint32_t collatz_kind(uint32_t s) { return s % 4 == 0 ? 10 : s % 4 == 1 ? 20 : s % 4 == 3 ? 40 : 30; }
+
+// dot_bda.comp: packed 4x8-bit dot products of a and b.
+struct DotExpected {
+  int32_t sdot;
+  uint32_t udot;
+  int32_t sdot_acc_sat;  // sdot + 2147483000, saturated to int32
+};
+inline DotExpected dot_expected(uint32_t a, uint32_t b) {
+  int64_t sdot = 0, udot = 0;
+  for (int k = 0; k < 4; ++k) {
+    sdot += int64_t(int8_t(a >> (8 * k))) * int8_t(b >> (8 * k));
+    udot += int64_t(uint8_t(a >> (8 * k))) * uint8_t(b >> (8 * k));
+  }
+  int64_t acc = std::min<int64_t>(std::max<int64_t>(sdot + 2147483000ll, INT32_MIN), INT32_MAX);
+  return {int32_t(sdot), uint32_t(udot), int32_t(acc)};
+}
+
+}  // namespace coopvk::test
