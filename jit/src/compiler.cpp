@@ -53,7 +53,7 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
   llvm::orc::SymbolMap syms;
   syms[J.mangleAndIntern("coopvk_jit_workgroup_barrier")] = {
       llvm::orc::ExecutorAddr::fromPtr(&coopvk_jit_workgroup_barrier), llvm::JITSymbolFlags::Exported};
-  if (auto err = J.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(syms)))) return std::move(err);
+  if (auto err = J.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(syms)))) return err;
   // libm for math intrinsics that become calls (sinf, powf, ...).
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(J.getDataLayout().getGlobalPrefix());
   if (!gen) return gen.takeError();
