@@ -319,3 +319,42 @@ TEST_CASE("atomics under contention from workgroups on several threads") {
   std::sort(tickets.begin(), tickets.end());
   for (uint32_t i = 0; i < n; ++i) REQUIRE(tickets[i] == i);
 }
+
+TEST_CASE("non-semantic instructions are accepted and change nothing") {
+  DeviceOptions opts;
+  opts.extensions = {"VK_KHR_shader_non_semantic_info"};
+  Device dev(opts);
+  std::vector<uint8_t> out(16 * 4, 0);
+  ComputeJob job;
+  job.spirv = shader("non_semantic");
+  job.buffers = {&out};
+  job.groups[0] = 2;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t i = 0; i < 16; ++i) REQUIRE(at<uint32_t>(out, i) == i * i + 5);
+}
+
+TEST_CASE("maintenance4: buffer requirements without a buffer, and maxBufferSize") {
+  FeatureDevice fd;
+  Device dev(fd.opts);
+  VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m4};
+  vkGetPhysicalDeviceProperties2(dev.inst.physical, &p2);
+  CHECK(m4.maxBufferSize >= (1ull << 30));  // spec minimum
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = 1000;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkDeviceBufferMemoryRequirements info{VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS};
+  info.pCreateInfo = &bci;
+  VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+  vkGetDeviceBufferMemoryRequirements(dev.device, &info, &req);
+  // Must equal what the same buffer reports once created (VK_KHR_maintenance4).
+  VkBuffer b;
+  VK_CHECK(vkCreateBuffer(dev.device, &bci, nullptr, &b));
+  VkMemoryRequirements real;
+  vkGetBufferMemoryRequirements(dev.device, b, &real);
+  CHECK(req.memoryRequirements.size == real.size);
+  CHECK(req.memoryRequirements.alignment == real.alignment);
+  CHECK(req.memoryRequirements.memoryTypeBits == real.memoryTypeBits);
+  CHECK(real.size >= 1000);
+  vkDestroyBuffer(dev.device, b, nullptr);
+}
