@@ -142,7 +142,10 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
   auto arg = lf->arg_begin();
   F.ctx = &*arg++;
   llvm::Value* entry_mask = &*arg++;
-  for (const Instruction& p : fn.params) F.params[p.result] = &*arg++;
+  for (const Instruction& p : fn.params) {
+    F.params[p.result] = &*arg++;
+    F.value_types[p.result] = p.result_type;
+  }
 
   for (uint32_t i = 0; i < fn.blocks.size(); ++i) {
     const Block& b = fn.blocks[i];
@@ -150,7 +153,10 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
       fail("block %" + std::to_string(b.label) + " does not end with a terminator");
     F.block_index[b.label] = i;
     for (const Instruction& in : b.body)
-      if (in.result) F.block_of[in.result] = i;
+      if (in.result) {
+        F.block_of[in.result] = i;
+        if (in.result_type) F.value_types[in.result] = in.result_type;
+      }
   }
   // Values read outside their block get a slot (see lowerer.h). Literal operands that
   // happen to equal an id only cost an unused slot.
@@ -177,7 +183,10 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
   std::unordered_map<Id, bool> promotable;
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body)
-      if (in.opcode == uint16_t(spv::Op::OpVariable)) promotable[in.result] = true;
+      if (in.opcode == uint16_t(spv::Op::OpVariable)) {
+        check_types(in);  // its type is used right below, before the block is lowered
+        promotable[in.result] = true;
+      }
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body)
       for (size_t k = 0; k < in.operands.size(); ++k) {
@@ -255,6 +264,7 @@ void Lowerer::emit_block(uint32_t index, const std::vector<uint32_t>& order,
   for (const Instruction& in : blk.body) {
     if (is_terminator(in.opcode)) break;
     if (in.opcode == uint16_t(spv::Op::OpPhi)) {
+      check_types(in);
       define(in.result, B.CreateLoad(rep_type(in.result_type), F.phi_slots.at(in.result)));
       continue;
     }
@@ -293,6 +303,7 @@ void Lowerer::store_phi_inputs(Id from_label, Id to_label, llvm::Value* edge_mas
 }
 
 void Lowerer::emit_terminator(const Instruction& t, std::vector<llvm::AllocaInst*>& masks) {
+  check_types(t);
   const Block& blk = F.fn->blocks[F.current_block];
   llvm::Type* mask_t = lanes(B.getInt1Ty());
   auto send = [&](Id label, llvm::Value* lanes_mask) {
@@ -383,6 +394,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
     default:
       break;
   }
+  check_types(in);
   // SPIR-V lets implementations fuse a multiply and an add unless the result is
   // decorated NoContraction (SPIR-V spec, NoContraction decoration).
   bool no_contract = in.result && m.has_decoration(in.result, uint32_t(spv::Decoration::NoContraction));

@@ -159,7 +159,10 @@ void Lowerer::emit_kernel(Id entry_fn) {
       const Decoration* d = nullptr;
       if (!m.has_decoration(g.result, uint32_t(spv::Decoration::BuiltIn), &d) || d->args.empty())
         fail("Input variable without a BuiltIn decoration", &g);
-      store_rep(pointee, value(g.result), builtin_value(d->args[0]), mask, 0);
+      llvm::Value* v = builtin_value(d->args[0]);
+      if (v->getType() != rep_type(pointee))
+        fail("built-in " + std::to_string(d->args[0]) + " is declared with the wrong type", &g);
+      store_rep(pointee, value(g.result), v, mask, 0);
     } else if (it->second.storage == uint32_t(spv::StorageClass::Private) && g.operands.size() > 1) {
       store_rep(pointee, value(g.result), value(g.operands[1]), mask, 0);
     }

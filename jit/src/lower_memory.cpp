@@ -18,6 +18,9 @@ void Lowerer::plan_globals() {
   for (const Instruction& g : m.globals) {
     if (g.opcode != uint16_t(spv::Op::OpVariable)) continue;
     uint32_t sc = g.operands.at(0);
+    if (type(g.result_type).op != uint16_t(spv::Op::OpTypePointer) || type(g.result_type).storage != sc ||
+        !type(g.result_type).elem)
+      fail("variable whose type is not a pointer to its storage class", &g);
     Id pointee = type(g.result_type).elem;
     switch (static_cast<spv::StorageClass>(sc)) {
       case spv::StorageClass::Private:

@@ -118,8 +118,14 @@ llvm::Value* Lowerer::direct_builtin_load(Id pointer, Id result_type) {
   const Decoration* d = nullptr;
   if (!m.has_decoration(var, uint32_t(spv::Decoration::BuiltIn), &d) || d->args.empty()) return nullptr;
   llvm::Value* v = builtin_value(d->args[0]);
-  for (uint32_t i : indices) v = B.CreateExtractValue(v, i);
-  (void)result_type;
+  for (uint32_t i : indices) {
+    llvm::Type* t = v->getType();
+    unsigned n = t->isArrayTy() ? unsigned(t->getArrayNumElements()) : 0;
+    if (i >= n) fail("access chain into built-in " + std::to_string(d->args[0]) + " does not match its type");
+    v = B.CreateExtractValue(v, i);
+  }
+  if (v->getType() != rep_type(result_type))
+    fail("built-in " + std::to_string(d->args[0]) + " is declared with the wrong type");
   return v;
 }
 

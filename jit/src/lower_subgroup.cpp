@@ -259,9 +259,9 @@ bool Lowerer::lower_subgroup(const Instruction& in) {
       break;
   }
 
-  // Arithmetic: (scope, group operation, value[, cluster size]).
-  llvm::Value* v = value(o.at(2));
+  // Arithmetic: (scope, group operation, value[, cluster size]), component by component.
   uint32_t gop = o.at(1);
+  auto per_leaf = [&](llvm::Value* v) -> llvm::Value* {
   auto* vt = llvm::cast<llvm::VectorType>(v->getType());
   llvm::Type* et = vt->getElementType();
   llvm::Value* identity = nullptr;
@@ -318,7 +318,9 @@ bool Lowerer::lower_subgroup(const Instruction& in) {
   } else {
     fail("group operation " + std::to_string(gop) + " is not supported", &in);
   }
-  define(in.result, r);
+  return r;
+  };
+  define(in.result, map_leaves(value(o.at(2)), per_leaf));
   return true;
 }
 

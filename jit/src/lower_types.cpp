@@ -46,14 +46,26 @@ void Lowerer::collect_types() {
           fail("float width " + std::to_string(t.width) + " is not supported", &in);
         break;
       case spv::Op::OpTypeVector:
-      case spv::Op::OpTypeMatrix:
+      case spv::Op::OpTypeMatrix: {
         need(2);
         t.elem = o[0];
         t.count = o[1];
+        auto e = types_.find(t.elem);
+        if (e == types_.end() || t.count < 2 || t.count > 16) fail("malformed vector or matrix type", &in);
+        uint16_t eop = e->second.op;
+        bool ok = in.opcode == uint16_t(spv::Op::OpTypeVector)
+                      ? (eop == uint16_t(spv::Op::OpTypeInt) || eop == uint16_t(spv::Op::OpTypeFloat) ||
+                         eop == uint16_t(spv::Op::OpTypeBool))
+                      : eop == uint16_t(spv::Op::OpTypeVector) &&
+                            types_[e->second.elem].op == uint16_t(spv::Op::OpTypeFloat);
+        if (!ok) fail("vector or matrix of an unsuitable component type", &in);
         break;
+      }
       case spv::Op::OpTypeArray:
         need(2);
         t.elem = o[0];
+        if (!types_.count(t.elem) || types_[t.elem].op == uint16_t(spv::Op::OpTypeVoid))
+          fail("array of an unsuitable element type", &in);
         t.count = uint32_t(constant_u64(o[1]));
         if (t.count == 0) fail("array of length 0", &in);
         break;
@@ -64,6 +76,10 @@ void Lowerer::collect_types() {
         break;
       case spv::Op::OpTypeStruct:
         t.members = o;
+        for (Id mem : o)
+          if (!types_.count(mem) || types_[mem].op == uint16_t(spv::Op::OpTypeVoid) ||
+              types_[mem].op == uint16_t(spv::Op::OpTypeFunction))
+            fail("struct member of an unsuitable type", &in);
         break;
       case spv::Op::OpTypePointer:
       case spv::Op::OpTypeUntypedPointerKHR:
@@ -76,6 +92,11 @@ void Lowerer::collect_types() {
         t.members.assign(o.begin() + (o.empty() ? 0 : 1), o.end());
         break;
       case spv::Op::OpTypeForwardPointer:
+        // Declares a pointer type defined later: known as a pointer from here on, so
+        // structs may hold it before its OpTypePointer arrives.
+        need(2);
+        types_[o[0]].op = uint16_t(spv::Op::OpTypePointer);
+        types_[o[0]].storage = o[1];
         continue;
       default:
         if (in.result && in.result_type == 0 && spv_op_is_type(in.opcode))
@@ -303,9 +324,13 @@ llvm::Value* Lowerer::constant(Id id) {
     case spv::Op::OpSpecConstantComposite: {
       llvm::Type* rt = rep_type(g->result_type);
       std::vector<llvm::Constant*> parts;
-      for (Id part : g->operands) {
-        auto* c = llvm::dyn_cast<llvm::Constant>(constant(part));
-        if (!c) fail("composite constant part does not fold", g);
+      unsigned expected = rt->isArrayTy() ? unsigned(rt->getArrayNumElements())
+                          : rt->isStructTy() ? rt->getStructNumElements() : 0;
+      if (g->operands.size() != expected) fail("composite constant with the wrong number of parts", g);
+      for (size_t k = 0; k < g->operands.size(); ++k) {
+        auto* c = llvm::dyn_cast<llvm::Constant>(constant(g->operands[k]));
+        llvm::Type* want = rt->isArrayTy() ? rt->getArrayElementType() : rt->getStructElementType(unsigned(k));
+        if (!c || c->getType() != want) fail("composite constant part of the wrong type", g);
         parts.push_back(c);
       }
       if (auto* at = llvm::dyn_cast<llvm::ArrayType>(rt)) r = llvm::ConstantArray::get(at, parts);
@@ -325,6 +350,7 @@ llvm::Value* Lowerer::constant(Id id) {
       in.result = g->result;
       in.operands.assign(g->operands.begin() + 1, g->operands.end());
       in.offset = g->offset;
+      check_types(in);
       // The operands are constants, so the IRBuilder folds the result to a constant.
       if (!lower_arith(in) && !lower_composite(in) && !lower_conversion(in))
         fail("OpSpecConstantOp with opcode " + std::string(spv_op_name(in.opcode)) + " is not supported", g);

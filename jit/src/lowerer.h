@@ -157,6 +157,10 @@ class Lowerer {
   bool lower_atomic(const Instruction& in);
   bool lower_barrier(const Instruction& in);
   bool lower_integer_dot(const Instruction& in);
+  // Rejects ill-typed operands before lowering (lower_typecheck.cpp).
+  void check_types(const Instruction& in);
+  Id type_of(Id value) const;       // SPIR-V type of a value id
+  uint32_t components(Id t) const;  // 1 for scalars, n for vectors, 0 otherwise
 
   // Current-function state
   struct FunctionState {
@@ -171,6 +175,7 @@ class Lowerer {
     // their rep (registers after LLVM's mem2reg) instead of per-lane memory.
     std::unordered_map<Id, llvm::AllocaInst*> promoted;
     std::unordered_map<Id, uint32_t> block_of;  // result id -> block index
+    std::unordered_map<Id, Id> value_types;     // result id -> SPIR-V type (locals, params)
     std::unordered_map<Id, uint32_t> block_index;  // label -> block index
     std::unordered_map<Id, llvm::Value*> params;
     llvm::AllocaInst* ret_slot = nullptr;
