@@ -344,3 +344,27 @@ TEST_CASE("GLSL.std.450 and core arithmetic match libm and C++") {
     CHECK(K(11) == int32_t((uint32_t(ia) << 3) ^ uint32_t(ib >> 2)));
   }
 }
+
+TEST_CASE("subgroup operations on vectors, component by component") {
+  uint32_t sg = GENERATE(8u, 16u, 64u);
+  std::vector<uint8_t> out(64 * 8 * 3, 0);
+  Run r;
+  r.buffers = {&out};
+  r.subgroup_size = sg;
+  run_shader("subgroup_vectors", r);
+  for (uint32_t l = 0; l < 64; ++l) {
+    INFO("lane " << l << " subgroup size " << sg);
+    uint32_t base = l / sg * sg, s0 = 0, s1 = 0;
+    for (uint32_t k = base; k <= l; ++k) {
+      s0 += k;
+      s1 += 2 * k + 1;
+    }
+    REQUIRE(at<uint32_t>(out, 2 * l) == s0);
+    REQUIRE(at<uint32_t>(out, 2 * l + 1) == s1);
+    REQUIRE(at<float>(out, 128 + 2 * l) == float(base + sg - 1));
+    REQUIRE(at<float>(out, 128 + 2 * l + 1) == -float(base));
+    uint32_t partner = l ^ 3u;
+    REQUIRE(at<uint32_t>(out, 256 + 2 * l) == partner);
+    REQUIRE(at<uint32_t>(out, 256 + 2 * l + 1) == partner * partner);
+  }
+}
