@@ -12,8 +12,13 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "lowerer.h"
 
@@ -66,6 +71,20 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
         });
   }
   return j;
+}
+
+// COOPVK_DUMP_IR=<dir>: write each compiled shader's LLVM IR before and after
+// optimization (N.lowered.ll, N.optimized.ll), for looking at what the JIT makes of it.
+void dump_ir(const llvm::Module& mod, const char* stage) {
+  static std::atomic<unsigned> counter{0};
+  const char* dir = std::getenv("COOPVK_DUMP_IR");
+  if (!dir || !*dir) return;
+  static thread_local unsigned id = 0;
+  if (std::strcmp(stage, "lowered") == 0) id = counter++;
+  std::string path = std::string(dir) + "/" + std::to_string(id) + "." + stage + ".ll";
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (!ec) mod.print(out, nullptr);
 }
 
 void optimize(llvm::Module& mod, llvm::TargetMachine* tm) {
@@ -153,7 +172,9 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     if (auto tm = tmb->createTargetMachine()) {
       mod->setDataLayout((*tm)->createDataLayout());
       mod->setTargetTriple((*tm)->getTargetTriple().str());
+      dump_ir(*mod, "lowered");
       optimize(*mod, tm->get());
+      dump_ir(*mod, "optimized");
     } else {
       llvm::consumeError(tm.takeError());
     }
