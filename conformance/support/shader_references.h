@@ -30,6 +30,22 @@ inline SubgroupOpsExpected subgroup_ops_expected(uint32_t lane, uint32_t subgrou
   return e;
 }
 
+// Compares subgroup_ops.comp's output (9 arrays of 64 uint, field f of lane l read by
+// `field(f, l)`) with the reference; returns the first mismatching lane, or -1.
+template <typename Field>
+int first_subgroup_ops_mismatch(uint32_t subgroup_size, Field field) {
+  for (uint32_t l = 0; l < 64; ++l) {
+    SubgroupOpsExpected e = subgroup_ops_expected(l, subgroup_size);
+    bool ok = field(8, l) == subgroup_size && field(3, l) == e.ballot_count && field(4, l) == e.first &&
+              field(5, l) == e.shuffle_xor1;
+    if ((l & 1) == 0)  // odd lanes sit out the arithmetic
+      ok = ok && field(0, l) == e.sum && field(1, l) == e.incl && field(2, l) == e.excl &&
+           field(6, l) == e.max && field(7, l) == (e.elect ? 1u : 0u);
+    if (!ok) return int(l);
+  }
+  return -1;
+}
+
 // control_flow.comp: Collatz steps of i + 1 (capped at 200), then classify().
 inline uint32_t collatz_steps(uint32_t i) {
   uint32_t v = i + 1, s = 0;

@@ -273,17 +273,7 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
         }
       } else {
         ptrs = value(base_id);
-        // The base's pointer type is the defining instruction's result type.
-        Id base_type = 0;
-        if (g) base_type = g->result_type;
-        else if (auto it = F.block_of.find(base_id); it != F.block_of.end()) {
-          for (const Instruction& d : F.fn->blocks[it->second].body)
-            if (d.result == base_id) base_type = d.result_type;
-        } else {
-          for (const Instruction& p : F.fn->params)
-            if (p.result == base_id) base_type = p.result_type;
-        }
-        if (!base_type) fail("access chain base has no known type", &in);
+        Id base_type = type_of(base_id);
         cur = type(base_type).elem;
         if (ptr_chain) {
           // Element index over the pointer: ArrayStride of the pointer type.
@@ -343,16 +333,7 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
         B.CreateStore(select_rep(mask, value(o.at(1)), old), it->second);
         return true;
       }
-      Id ptr_type = 0;
-      if (const Instruction* g = m.global(ptr)) ptr_type = g->result_type;
-      else if (auto it = F.block_of.find(ptr); it != F.block_of.end()) {
-        for (const Instruction& d : F.fn->blocks[it->second].body)
-          if (d.result == ptr) ptr_type = d.result_type;
-      } else {
-        for (const Instruction& p : F.fn->params)
-          if (p.result == ptr) ptr_type = p.result_type;
-      }
-      if (!ptr_type) fail("store through a pointer of unknown type", &in);
+      Id ptr_type = type_of(ptr);
       store_rep(type(ptr_type).elem, value(ptr), value(o.at(1)), mask, aligned_operand(o, 2));
       return true;
     }
@@ -389,15 +370,7 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     }
     case spv::Op::OpCopyMemory: {
       Id dst = o.at(0), src = o.at(1);
-      auto pointee_of = [&](Id p) -> Id {
-        if (const Instruction* g = m.global(p)) return type(g->result_type).elem;
-        if (auto it = F.block_of.find(p); it != F.block_of.end())
-          for (const Instruction& d : F.fn->blocks[it->second].body)
-            if (d.result == p) return type(d.result_type).elem;
-        for (const Instruction& prm : F.fn->params)
-          if (prm.result == p) return type(prm.result_type).elem;
-        fail("OpCopyMemory through a pointer of unknown type", &in);
-      };
+      auto pointee_of = [&](Id p) { return type(type_of(p)).elem; };
       Id t = pointee_of(src);
       store_rep(pointee_of(dst), value(dst), load_rep(t, value(src), mask, 0), mask, 0);
       return true;
