@@ -68,6 +68,7 @@ llvm::Value* Lowerer::ctx_field(CtxField f) {
 
 llvm::Value* Lowerer::value(Id id) {
   if (auto it = F.values.find(id); it != F.values.end()) return it->second;
+  if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
   if (auto it = F.params.find(id); it != F.params.end()) return it->second;
   if (auto it = F.slots.find(id); it != F.slots.end())
     return B.CreateLoad(it->second->getAllocatedType(), it->second);
@@ -92,6 +93,7 @@ llvm::Value* Lowerer::value(Id id) {
 
 void Lowerer::define(Id id, llvm::Value* v) {
   F.values[id] = v;
+  if (F.current_block == 0) F.entry_values[id] = v;
   if (auto it = F.slots.find(id); it != F.slots.end()) {
     llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
     B.CreateStore(select_rep(mask, v, old), it->second);
@@ -165,7 +167,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     for (const Instruction& in : fn.blocks[i].body)
       for (uint32_t w : in.operands) {
         auto it = F.block_of.find(w);
-        if (it == F.block_of.end() || it->second == i || F.slots.count(w)) continue;
+        if (it == F.block_of.end() || it->second == i || it->second == 0 || F.slots.count(w)) continue;
         const Block& def_block = fn.blocks[it->second];
         const Instruction* def = nullptr;
         for (const Instruction& d : def_block.body)
@@ -195,6 +197,27 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
         bool ok = k == 0 && (in.opcode == uint16_t(spv::Op::OpLoad) || in.opcode == uint16_t(spv::Op::OpStore));
         if (!ok) it->second = false;
       }
+  // Promoted locals stored exactly once, in the entry block, and never read there before
+  // that store, always hold that one value: loads take it directly.
+  {
+    std::unordered_map<Id, int> stores;
+    std::unordered_map<Id, Id> stored;
+    std::unordered_map<Id, bool> read_early;
+    for (uint32_t bi = 0; bi < fn.blocks.size(); ++bi)
+      for (const Instruction& in : fn.blocks[bi].body) {
+        if (in.opcode == uint16_t(spv::Op::OpStore) && promotable.count(in.operands.at(0))) {
+          Id var = in.operands[0];
+          stores[var] += bi == 0 ? 1 : 1000;  // a store outside the entry block disqualifies
+          stored[var] = in.operands.at(1);
+        }
+        if (in.opcode == uint16_t(spv::Op::OpLoad) && bi == 0 && promotable.count(in.operands.at(0)) &&
+            !stores.count(in.operands[0]))
+          read_early[in.operands[0]] = true;
+        if (in.opcode == uint16_t(spv::Op::OpVariable) && in.operands.size() > 1) stores[in.result] += 1000;
+      }
+    for (auto& [var, n] : stores)
+      if (n == 1 && promotable[var] && !read_early[var]) F.forwarded[var] = stored[var];
+  }
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body)
       if (in.opcode == uint16_t(spv::Op::OpVariable) && promotable[in.result]) {
@@ -254,7 +277,10 @@ void Lowerer::emit_block(uint32_t index, const std::vector<uint32_t>& order,
   llvm::Type* mask_t = lanes(B.getInt1Ty());
   llvm::Value* m_in = B.CreateLoad(mask_t, masks[index]);
   auto* body = llvm::BasicBlock::Create(C, "block." + std::to_string(blk.label), lf, checks[pos + 1]);
-  B.CreateCondBr(any(m_in), body, checks[pos + 1]);
+  // The entry block always has lanes (functions are only called with some active) and
+  // must dominate everything after it (see FunctionState::entry_values).
+  if (index == 0) B.CreateBr(body);
+  else B.CreateCondBr(any(m_in), body, checks[pos + 1]);
 
   B.SetInsertPoint(body);
   B.CreateStore(llvm::Constant::getNullValue(mask_t), masks[index]);  // consumed

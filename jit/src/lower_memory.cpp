@@ -314,6 +314,10 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       return true;
     }
     case spv::Op::OpLoad: {
+      if (auto it = F.forwarded.find(o.at(0)); it != F.forwarded.end()) {
+        define(in.result, value(it->second));
+        return true;
+      }
       if (auto it = F.promoted.find(o.at(0)); it != F.promoted.end()) {
         define(in.result, B.CreateLoad(it->second->getAllocatedType(), it->second));
         return true;

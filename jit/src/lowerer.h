@@ -174,6 +174,12 @@ class Lowerer {
     // Function variables used only by whole-variable OpLoad/OpStore live in an alloca of
     // their rep (registers after LLVM's mem2reg) instead of per-lane memory.
     std::unordered_map<Id, llvm::AllocaInst*> promoted;
+    // The entry block runs first, exactly once, with every lane the function was called
+    // with, and its code dominates the rest: its values (and locals stored only there)
+    // are used directly elsewhere instead of through slots, which keeps them visible to
+    // the address analysis (lower_memory_fast.cpp).
+    std::unordered_map<Id, llvm::Value*> entry_values;
+    std::unordered_map<Id, Id> forwarded;  // promoted local -> the one value stored in it
     std::unordered_map<Id, uint32_t> block_of;  // result id -> block index
     std::unordered_map<Id, Id> value_types;     // result id -> SPIR-V type (locals, params)
     std::unordered_map<Id, uint32_t> block_index;  // label -> block index
