@@ -168,13 +168,10 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
       for (uint32_t w : in.operands) {
         auto it = F.block_of.find(w);
         if (it == F.block_of.end() || it->second == i || it->second == 0 || F.slots.count(w)) continue;
-        const Block& def_block = fn.blocks[it->second];
-        const Instruction* def = nullptr;
-        for (const Instruction& d : def_block.body)
-          if (d.result == w) def = &d;
-        if (!def || !def->result_type) continue;
-        if (static_cast<spv::Op>(type(def->result_type).op) == spv::Op::OpTypeVoid) continue;
-        llvm::Type* rt = rep_type(def->result_type);
+        auto vt = F.value_types.find(w);
+        if (vt == F.value_types.end()) continue;  // a label, not a value
+        if (static_cast<spv::Op>(type(vt->second).op) == spv::Op::OpTypeVoid) continue;
+        llvm::Type* rt = rep_type(vt->second);
         auto* slot = entry_alloca(rt);
         B.CreateStore(llvm::Constant::getNullValue(rt), slot);
         F.slots[w] = slot;

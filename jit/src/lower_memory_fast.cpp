@@ -134,40 +134,51 @@ llvm::Value* Lowerer::direct_builtin_load(Id pointer, Id result_type) {
 namespace coopvk::jit {
 
 namespace {
-// Lane i's expected byte distance from the first active lane f when consecutive.
-llvm::Value* first_active(Lowerer& L, llvm::Value* m) {
-  llvm::Value* bits = L.B.CreateBitCast(m, L.B.getIntNTy(L.N));
-  return L.B.CreateZExtOrTrunc(L.B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, L.B.getTrue()), L.B.getInt32Ty());
+// What the run-time address checks need: the first active lane f, its address p0, and
+// whether every active lane l sits at p0 + (l - f) * esz (consecutive) or at p0 (uniform).
+struct LaneAddresses {
+  llvm::Value* first;
+  llvm::Value* p0;
+  llvm::Value* base;  // p0 - f * esz: where lane 0's element would be
+  llvm::Value* consecutive;
+  llvm::Value* uniform;
+};
+
+LaneAddresses classify(Lowerer& L, llvm::Value* ptrs, llvm::Value* m, uint64_t esz) {
+  llvm::IRBuilder<>& B = L.B;
+  llvm::Type* i64v = L.lanes(B.getInt64Ty());
+  LaneAddresses a;
+  a.first = L.first_active_lane(m);
+  a.p0 = B.CreateExtractElement(ptrs, a.first);
+  llvm::Value* first64 = B.CreateZExt(a.first, B.getInt64Ty());
+  llvm::Value* d = B.CreateSub(B.CreatePtrToInt(ptrs, i64v), L.splat(B.CreatePtrToInt(a.p0, B.getInt64Ty())));
+  llvm::Value* lane_off = B.CreateMul(B.CreateSub(B.CreateZExt(L.lane_index(), i64v), L.splat(first64)),
+                                      L.splat(B.getInt64(esz)));
+  llvm::Value* inactive = B.CreateNot(m);
+  a.consecutive = B.CreateAndReduce(B.CreateOr(B.CreateICmpEQ(d, lane_off), inactive));
+  a.uniform = B.CreateAndReduce(B.CreateOr(B.CreateICmpEQ(d, llvm::Constant::getNullValue(i64v)), inactive));
+  a.base = B.CreateGEP(B.getInt8Ty(), a.p0, B.CreateNeg(B.CreateMul(first64, B.getInt64(esz))));
+  return a;
 }
 }  // namespace
 
 llvm::Value* Lowerer::load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Align align, llvm::Value* m) {
   llvm::Type* vt = lanes(scalar);
-  const uint64_t esz = M->getDataLayout().getTypeStoreSize(scalar);
-  llvm::Type* i64v = lanes(B.getInt64Ty());
-  llvm::Value* first = first_active(*this, m);
-  llvm::Value* p0 = B.CreateExtractElement(ptrs, first);
-  llvm::Value* d = B.CreateSub(B.CreatePtrToInt(ptrs, i64v), splat(B.CreatePtrToInt(p0, B.getInt64Ty())));
-  llvm::Value* lane_off = B.CreateMul(B.CreateSub(B.CreateZExt(lane_index(), i64v), splat(B.CreateZExt(first, B.getInt64Ty()))),
-                                      splat(B.getInt64(esz)));
-  llvm::Value* inactive = B.CreateNot(m);
-  llvm::Value* uniform = B.CreateAndReduce(B.CreateOr(B.CreateICmpEQ(d, llvm::Constant::getNullValue(i64v)), inactive));
-  llvm::Value* consecutive = B.CreateAndReduce(B.CreateOr(B.CreateICmpEQ(d, lane_off), inactive));
+  LaneAddresses a = classify(*this, ptrs, m, M->getDataLayout().getTypeStoreSize(scalar));
   llvm::Function* f = B.GetInsertBlock()->getParent();
   auto* uni_bb = llvm::BasicBlock::Create(C, "ld.uniform", f);
   auto* test_bb = llvm::BasicBlock::Create(C, "ld.test", f);
   auto* vec_bb = llvm::BasicBlock::Create(C, "ld.vector", f);
   auto* gat_bb = llvm::BasicBlock::Create(C, "ld.gather", f);
   auto* join = llvm::BasicBlock::Create(C, "ld.join", f);
-  B.CreateCondBr(uniform, uni_bb, test_bb);
+  B.CreateCondBr(a.uniform, uni_bb, test_bb);
   B.SetInsertPoint(uni_bb);
-  llvm::Value* v_uni = splat(B.CreateAlignedLoad(scalar, p0, align));
+  llvm::Value* v_uni = splat(B.CreateAlignedLoad(scalar, a.p0, align));
   B.CreateBr(join);
   B.SetInsertPoint(test_bb);
-  B.CreateCondBr(consecutive, vec_bb, gat_bb);
+  B.CreateCondBr(a.consecutive, vec_bb, gat_bb);
   B.SetInsertPoint(vec_bb);
-  llvm::Value* base = B.CreateGEP(B.getInt8Ty(), p0, B.CreateNeg(B.CreateMul(B.CreateZExt(first, B.getInt64Ty()), B.getInt64(esz))));
-  llvm::Value* v_vec = B.CreateMaskedLoad(vt, base, align, m, llvm::PoisonValue::get(vt));
+  llvm::Value* v_vec = B.CreateMaskedLoad(vt, a.base, align, m, llvm::PoisonValue::get(vt));
   B.CreateBr(join);
   B.SetInsertPoint(gat_bb);
   llvm::Value* v_gat = B.CreateMaskedGather(vt, ptrs, align, m, llvm::PoisonValue::get(vt));
@@ -182,22 +193,14 @@ llvm::Value* Lowerer::load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Al
 
 void Lowerer::store_lanes(llvm::Value* v, llvm::Value* ptrs, llvm::Align align, llvm::Value* m) {
   llvm::Type* scalar = llvm::cast<llvm::VectorType>(v->getType())->getElementType();
-  const uint64_t esz = M->getDataLayout().getTypeStoreSize(scalar);
-  llvm::Type* i64v = lanes(B.getInt64Ty());
-  llvm::Value* first = first_active(*this, m);
-  llvm::Value* p0 = B.CreateExtractElement(ptrs, first);
-  llvm::Value* d = B.CreateSub(B.CreatePtrToInt(ptrs, i64v), splat(B.CreatePtrToInt(p0, B.getInt64Ty())));
-  llvm::Value* lane_off = B.CreateMul(B.CreateSub(B.CreateZExt(lane_index(), i64v), splat(B.CreateZExt(first, B.getInt64Ty()))),
-                                      splat(B.getInt64(esz)));
-  llvm::Value* consecutive = B.CreateAndReduce(B.CreateOr(B.CreateICmpEQ(d, lane_off), B.CreateNot(m)));
+  LaneAddresses a = classify(*this, ptrs, m, M->getDataLayout().getTypeStoreSize(scalar));
   llvm::Function* f = B.GetInsertBlock()->getParent();
   auto* vec_bb = llvm::BasicBlock::Create(C, "st.vector", f);
   auto* sca_bb = llvm::BasicBlock::Create(C, "st.scatter", f);
   auto* join = llvm::BasicBlock::Create(C, "st.join", f);
-  B.CreateCondBr(consecutive, vec_bb, sca_bb);
+  B.CreateCondBr(a.consecutive, vec_bb, sca_bb);
   B.SetInsertPoint(vec_bb);
-  llvm::Value* base = B.CreateGEP(B.getInt8Ty(), p0, B.CreateNeg(B.CreateMul(B.CreateZExt(first, B.getInt64Ty()), B.getInt64(esz))));
-  B.CreateMaskedStore(v, base, align, m);
+  B.CreateMaskedStore(v, a.base, align, m);
   B.CreateBr(join);
   B.SetInsertPoint(sca_bb);
   B.CreateMaskedScatter(v, ptrs, align, m);

@@ -140,8 +140,7 @@ bool Lowerer::lower_subgroup(const Instruction& in) {
   if (constant_u64(o.at(0)) != uint64_t(spv::Scope::Subgroup))
     fail("group operations are supported at Subgroup scope only", &in);
   llvm::Type* bits_t = B.getIntNTy(N);
-  llvm::Value* active_bits = B.CreateBitCast(mask, bits_t);
-  llvm::Value* first_lane = B.CreateZExtOrTrunc(B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, active_bits, B.getTrue()), B.getInt32Ty());
+  llvm::Value* first_lane = first_active_lane(mask);
   auto broadcast_lane = [&](llvm::Value* v, llvm::Value* lane) {
     return map_leaves(v, [&](llvm::Value* x) { return splat(B.CreateExtractElement(x, lane)); });
   };
@@ -288,7 +287,6 @@ bool Lowerer::lower_subgroup(const Instruction& in) {
   }
   llvm::Value* id_vec = splat(identity);
   llvm::Value* x = B.CreateSelect(mask, v, id_vec);  // inactive lanes contribute nothing
-  llvm::Value* lanes_i = lane_index();
   // Lane l receives lane l - d (or identity when l < d).
   auto shift_up = [&](llvm::Value* a, uint32_t d) {
     std::vector<int> idx;
@@ -300,7 +298,6 @@ bool Lowerer::lower_subgroup(const Instruction& in) {
     for (uint32_t l = 0; l < N; ++l) idx.push_back(int(l ^ d));
     return B.CreateShuffleVector(a, a, idx);
   };
-  (void)lanes_i;
   llvm::Value* r;
   if (gop == uint32_t(spv::GroupOperation::Reduce) || gop == uint32_t(spv::GroupOperation::ClusteredReduce)) {
     uint32_t cluster = N;

@@ -377,6 +377,11 @@ llvm::Value* Lowerer::lane_index() {
 
 llvm::Value* Lowerer::any(llvm::Value* mask_v) { return B.CreateOrReduce(mask_v); }
 
+llvm::Value* Lowerer::first_active_lane(llvm::Value* mask_v) {
+  llvm::Value* bits = B.CreateBitCast(mask_v, B.getIntNTy(N));
+  return B.CreateZExtOrTrunc(B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, B.getTrue()), B.getInt32Ty());
+}
+
 llvm::Value* Lowerer::zero_rep(Id t) { return llvm::Constant::getNullValue(rep_type(t)); }
 
 llvm::Value* Lowerer::map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f) {

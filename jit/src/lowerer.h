@@ -109,6 +109,7 @@ class Lowerer {
   llvm::Value* splat(llvm::Value* scalar);
   llvm::Value* lane_index();  // <N x i32> 0..N-1
   llvm::Value* any(llvm::Value* mask);
+  llvm::Value* first_active_lane(llvm::Value* mask);  // i32 index of the lowest set lane
   llvm::Value* zero_rep(Id type);
   // Applies f to each scalar leaf of reps a (and b, c) of the same shape.
   llvm::Value* map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f);
