@@ -209,3 +209,39 @@ TEST_CASE("limits describe a compute device truthfully") {
                                                  VK_IMAGE_USAGE_STORAGE_BIT, 0, &ifp) ==
         VK_ERROR_FORMAT_NOT_SUPPORTED);
 }
+
+TEST_CASE("VK_KHR_get_physical_device_properties2 is advertised and usable by name") {
+  uint32_t n = 0;
+  VK_CHECK(vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr));
+  std::vector<VkExtensionProperties> props(n);
+  VK_CHECK(vkEnumerateInstanceExtensionProperties(nullptr, &n, props.data()));
+  bool listed = false;
+  for (auto& p : props) listed |= std::strcmp(p.extensionName, "VK_KHR_get_physical_device_properties2") == 0;
+  CHECK(listed);
+  // A Vulkan 1.0 application enables it and calls the KHR entry point.
+  const char* ext = "VK_KHR_get_physical_device_properties2";
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_0;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  ci.enabledExtensionCount = 1;
+  ci.ppEnabledExtensionNames = &ext;
+  VkInstance inst;
+  VK_CHECK(vkCreateInstance(&ci, nullptr, &inst));
+  auto get2 = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2KHR>(
+      vkGetInstanceProcAddr(inst, "vkGetPhysicalDeviceProperties2KHR"));
+  REQUIRE(get2);
+  uint32_t count = 0;
+  VK_CHECK(vkEnumeratePhysicalDevices(inst, &count, nullptr));
+  std::vector<VkPhysicalDevice> pds(count);
+  VK_CHECK(vkEnumeratePhysicalDevices(inst, &count, pds.data()));
+  bool found = false;
+  for (VkPhysicalDevice pd : pds) {
+    VkPhysicalDeviceDriverProperties drv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &drv};
+    get2(pd, &p2);
+    found |= std::strcmp(drv.driverName, "coopvk") == 0;
+  }
+  CHECK(found);
+  vkDestroyInstance(inst, nullptr);
+}
