@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "compute_job.h"
 #include "vk_test_env.h"
 
 using namespace coopvk::test;
@@ -19,12 +20,7 @@ using namespace coopvk::test;
 namespace {
 
 std::vector<uint32_t> load_spv(const std::string& name) {
-  std::ifstream f(std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv", std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open shader " + name);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), words.size() * 4);
-  return words;
+  return load_spirv_file(std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv");
 }
 
 struct PipeOptions {
