@@ -40,11 +40,18 @@ struct DescriptorSetLayout {
   std::shared_ptr<const SetLayoutInfo> info;
 };
 
-// One buffer descriptor as written by the application.
+// One buffer descriptor as written by the application, captured at update time: the
+// host address and size of the buffer, never the Buffer object. A descriptor that the
+// bound pipeline does not statically use may refer to a buffer (or memory) destroyed
+// since (Vulkan spec, "Descriptor Validity"); llama.cpp relies on that, so nothing here
+// may be dereferenced before a shader actually reads through it. The buffer must be
+// bound to memory when it is written (VUID-VkWriteDescriptorSet-descriptorType-00329
+// and friends), so its address is final then.
 struct DescriptorSlot {
-  Buffer* buffer = nullptr;  // null: never written
+  uint8_t* base = nullptr;       // the buffer's host address; null: never written / null descriptor
+  VkDeviceSize buffer_size = 0;  // the buffer's size at write time
   VkDeviceSize offset = 0;
-  VkDeviceSize range = 0;    // VK_WHOLE_SIZE kept as such: dynamic offsets shorten it
+  VkDeviceSize range = 0;        // VK_WHOLE_SIZE kept as such: dynamic offsets shorten it
 };
 
 struct DescriptorPool;

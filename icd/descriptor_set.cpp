@@ -6,6 +6,7 @@
 #include "memory.h"
 #include "vk_entrypoints.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace coopvk;
@@ -20,14 +21,16 @@ void coopvk::resolve_descriptors(const DescriptorSet* set, const uint32_t* dynam
     const DescriptorSlot& s = set->slots[i];
     VkDeviceSize off = s.offset;
     if (l.is_dynamic[i]) off += dynamic_offsets[k++];
-    if (!s.buffer || !s.buffer->data() || off > s.buffer->size) {
+    if (!s.base || off > s.buffer_size) {
       out[i] = {nullptr, 0};  // unwritten or unbacked: fine as long as no shader uses it
       continue;
     }
     // VK_WHOLE_SIZE: to the end of the buffer from the *effective* offset, which for a
     // dynamic descriptor includes its dynamic offset (VkDescriptorBufferInfo::range).
-    VkDeviceSize range = s.range == VK_WHOLE_SIZE ? s.buffer->size - off : s.range;
-    out[i] = {s.buffer->data() + off, range};
+    // Pure address arithmetic on what the write captured: nothing is dereferenced.
+    VkDeviceSize range = s.range == VK_WHOLE_SIZE ? s.buffer_size - off
+                                                  : std::min(s.range, s.buffer_size - off);
+    out[i] = {s.base + off, range};
   }
 }
 
@@ -68,9 +71,14 @@ void write_buffers(DescriptorSet* set, uint32_t binding, uint32_t element, uint3
   for (uint32_t i = 0; i < count; ++i) {
     const VkDescriptorBufferInfo bi = get(i);
     DescriptorSlot& s = set->slots[start + i];
-    s.buffer = from_handle<Buffer>(bi.buffer);  // VK_NULL_HANDLE (nullDescriptor) -> unwritten
+    const Buffer* buf = from_handle<Buffer>(bi.buffer);  // VK_NULL_HANDLE (nullDescriptor) -> unwritten
+    s.base = buf ? buf->data() : nullptr;
+    s.buffer_size = buf ? buf->size : 0;
     s.offset = bi.offset;
     s.range = bi.range;
+    if (buf && !s.base)
+      COOPVK_ERROR("%s: buffer written to a descriptor has no memory bound; the descriptor "
+                   "stays empty", fn);
   }
 }
 
