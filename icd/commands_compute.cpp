@@ -72,6 +72,8 @@ void record_dispatch(CommandBuffer* cb, const char* fn, const uint32_t base[3], 
               c2 = c[2]](ExecContext& ctx) {
     const uint32_t base[3] = {b0, b1, b2}, count[3] = {c0, c1, c2};
     jit::DispatchState ds = snap.state(base, count);
+    COOPVK_DEBUG("dispatch %ux%ux%u (base %u,%u,%u) of a %ux%ux%u shader", c0, c1, c2, b0, b1, b2,
+                 snap.shader->local_size[0], snap.shader->local_size[1], snap.shader->local_size[2]);
     device_worker_pool(ctx.device).dispatch(*snap.shader, ds);
   });
 }

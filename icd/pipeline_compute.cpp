@@ -108,6 +108,17 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
       if (pl->sets[s] && pl->sets[s]->descriptor_count) required_sets |= 1u << s;
   }
 
+  if (log_enabled(LogLevel::Debug)) {
+    std::string spec;
+    for (const auto& sv : opts.specialization) {
+      uint64_t v = 0;
+      std::memcpy(&v, sv.bytes.data(), std::min<size_t>(sv.bytes.size(), 8));
+      spec += " " + std::to_string(sv.constant_id) + "=" + std::to_string(v);
+    }
+    COOPVK_DEBUG("%s: module %s entry \"%s\" subgroup size %u%s, specialization:%s", fn,
+                 module_tag(sm->words_hash).c_str(), opts.entry_point.c_str(), opts.subgroup_size,
+                 opts.require_full_subgroups ? " (full)" : "", spec.c_str());
+  }
   const Hash256 key = cache_key(*sm, opts);
   PipelineCache* cache = app_cache ? app_cache : &dev->compute->implicit_cache;
   std::shared_ptr<const jit::CompiledShader> shader = cache->find(key);

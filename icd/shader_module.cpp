@@ -7,7 +7,32 @@
 
 #include "coopvk/jit/spirv_reader.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 using namespace coopvk;
+
+std::string coopvk::module_tag(const Hash256& h) {
+  char tag[17];
+  for (int i = 0; i < 8; ++i) std::snprintf(tag + 2 * i, 3, "%02x", h[i]);
+  return tag;
+}
+
+namespace {
+// COOPVK_DUMP_SPIRV=<dir>: every module the application creates is written to
+// <dir>/<tag>.spv (tag: the first 8 bytes of its SHA-256, as the debug log names it), so
+// a shader from a real client can be disassembled or replayed outside it.
+void dump_spirv(const uint32_t* words, size_t bytes, const Hash256& hash) {
+  const char* dir = std::getenv("COOPVK_DUMP_SPIRV");
+  if (!dir || !*dir) return;
+  std::string path = std::string(dir) + "/" + module_tag(hash) + ".spv";
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(words, 1, bytes, f);
+    std::fclose(f);
+  }
+}
+}  // namespace
 
 VkResult coopvk::load_shader_module(const VkShaderModuleCreateInfo* info, ShaderModule* out,
                                     const char* fn) {
@@ -28,6 +53,7 @@ VkResult coopvk::load_shader_module(const VkShaderModuleCreateInfo* info, Shader
   Sha256 h;
   h.update(info->pCode, info->codeSize);
   out->words_hash = h.finish();
+  dump_spirv(info->pCode, info->codeSize, out->words_hash);
   out->module = std::move(module);
   return VK_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #include "coopvk/jit/spirv_module.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace coopvk {
@@ -22,5 +23,9 @@ struct ShaderModule {
 // VkShaderModuleCreateInfo chained into VkPipelineShaderStageCreateInfo, maintenance5
 // style). Logs and returns VK_ERROR_UNKNOWN on malformed input. `fn` names the caller.
 VkResult load_shader_module(const VkShaderModuleCreateInfo* info, ShaderModule* out, const char* fn);
+
+// A short name for a module in log lines and COOPVK_DUMP_SPIRV file names: the first 8
+// bytes of the SHA-256 of its words, in hex.
+std::string module_tag(const Hash256& words_hash);
 
 }  // namespace coopvk

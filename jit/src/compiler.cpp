@@ -13,6 +13,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -125,6 +126,15 @@ CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta,
 
 uint32_t default_subgroup_size() {
   static const uint32_t size = [] {
+    // COOPVK_SUBGROUP_SIZE: run (and report) another width, e.g. 16 or 32 on an AVX2
+    // machine, to test code the way it runs on other hosts or GPUs.
+    if (const char* env = std::getenv("COOPVK_SUBGROUP_SIZE")) {
+      char* end = nullptr;
+      unsigned long v = std::strtoul(env, &end, 10);
+      if (end != env && *end == '\0' && v >= kMinSubgroupSize && v <= kMaxSubgroupSize && !(v & (v - 1)))
+        return static_cast<uint32_t>(v);
+      std::fprintf(stderr, "coopvk: COOPVK_SUBGROUP_SIZE=%s is not a power of two in [4, 64]; ignored\n", env);
+    }
     auto f = llvm::sys::getHostCPUFeatures();
     if (f.lookup("avx512f")) return 16u;
     if (f.lookup("avx2") || f.lookup("avx")) return 8u;
