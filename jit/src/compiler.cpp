@@ -22,6 +22,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "lowerer.h"
+#include "spirv_enums.h"
+#include "ssa_promote.h"
 
 namespace coopvk::jit {
 
@@ -155,7 +157,13 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
   CompiledShader meta;
   std::unique_ptr<llvm::Module> mod;
   try {
-    Lowerer lowerer(module, options, *ctx);
+    // Passes on the module before lowering work on a copy: the application's module is
+    // shared by every pipeline made from it.
+    Module prepared = module;
+    for (const EntryPoint& e : module.entry_points)
+      if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute))
+        promote_variables_to_ssa(prepared, e.function);
+    Lowerer lowerer(prepared, options, *ctx);
     mod = lowerer.lower();
     for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];
     meta.subgroup_size = lowerer.N;

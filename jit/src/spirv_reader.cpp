@@ -732,6 +732,7 @@ bool Reader::run() {
     if (q != end_)
       return fail(std::to_string(end_ - q) + " operand word(s) more than the grammar allows");
     ins.operands.assign(w_ + p, w_ + end_);
+    ins.id_operands.assign(id_slots_.begin(), id_slots_.end());
 
     seqs_.push_back({cur_offset_, static_cast<uint16_t>(opcode),
                      in_function_ ? static_cast<int32_t>(m_.functions.size() - 1) : -1});

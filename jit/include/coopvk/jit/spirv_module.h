@@ -19,6 +19,9 @@ struct Instruction {
   Id result_type = 0;  // 0 when the opcode has none
   Id result = 0;       // 0 when the opcode has none
   std::vector<uint32_t> operands;  // the words after result type / result id
+  // Which of `operands` are <id>s, per the grammar (ascending indexes into operands),
+  // so analyses can follow every value an instruction reads without knowing the opcode.
+  std::vector<uint16_t> id_operands;
   uint32_t offset = 0;             // word offset in the binary (for messages)
 };
 
