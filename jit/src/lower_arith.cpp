@@ -29,7 +29,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
     llvm::Value* one = llvm::ConstantInt::get(b->getType(), 1);
     llvm::Value* bad = B.CreateICmpEQ(b, zero);
     if (is_signed) {
-      auto* et = llvm::cast<llvm::VectorType>(b->getType())->getElementType();
+      auto* et = (b->getType())->getScalarType();
       llvm::Value* minv = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(et->getIntegerBitWidth()));
       llvm::Value* neg1 = llvm::Constant::getAllOnesValue(b->getType());
       bad = B.CreateOr(bad, B.CreateAnd(B.CreateICmpEQ(a, minv), B.CreateICmpEQ(b, neg1)));
@@ -73,7 +73,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
     case Op::OpShiftRightArithmetic:
       // Shift counts >= the width are undefined in SPIR-V; mask them so LLVM gets no poison.
       return bin([&](llvm::Value* a, llvm::Value* b) {
-        auto* et = llvm::cast<llvm::VectorType>(a->getType())->getElementType();
+        auto* et = (a->getType())->getScalarType();
         unsigned w = et->getIntegerBitWidth();
         b = B.CreateZExtOrTrunc(b, a->getType());
         b = B.CreateAnd(b, llvm::ConstantInt::get(a->getType(), w - 1));
@@ -98,7 +98,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
       llvm::Value* cnt = value(o.at(3));
       define(in.result, map_leaves2(base, ins, [&](llvm::Value* b, llvm::Value* i) {
         llvm::Type* t = b->getType();
-        unsigned w = llvm::cast<llvm::VectorType>(t)->getElementType()->getIntegerBitWidth();
+        unsigned w = (t)->getScalarType()->getIntegerBitWidth();
         llvm::Value* ofs = B.CreateZExtOrTrunc(off, t);
         llvm::Value* c = B.CreateZExtOrTrunc(cnt, t);
         llvm::Value* ones = llvm::Constant::getAllOnesValue(t);
@@ -117,7 +117,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
       llvm::Value* cnt = value(o.at(2));
       define(in.result, map_leaves(value(o.at(0)), [&](llvm::Value* b) {
         llvm::Type* t = b->getType();
-        unsigned w = llvm::cast<llvm::VectorType>(t)->getElementType()->getIntegerBitWidth();
+        unsigned w = (t)->getScalarType()->getIntegerBitWidth();
         llvm::Value* ofs = B.CreateAnd(B.CreateZExtOrTrunc(off, t), llvm::ConstantInt::get(t, w - 1));
         llvm::Value* c = B.CreateZExtOrTrunc(cnt, t);
         // Shift the field to the top, then back down (arithmetic for signed).
@@ -167,7 +167,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
     case Op::OpAny:
     case Op::OpAll: {
       llvm::Value* v = value(o.at(0));
-      if (v->getType()->isVectorTy()) {
+      if (is_leaf(v->getType())) {
         define(in.result, v);
         return true;
       }
@@ -182,7 +182,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
       llvm::Value* c = value(o.at(0));
       llvm::Value* t = value(o.at(1));
       llvm::Value* f = value(o.at(2));
-      if (c->getType()->isVectorTy()) define(in.result, select_rep(c, t, f));
+      if (is_leaf(c->getType())) define(in.result, select_rep(c, t, f));
       else define(in.result, map_leaves3(c, t, f, [&](auto cc, auto x, auto y) { return B.CreateSelect(cc, x, y); }));
       return true;
     }
@@ -206,8 +206,7 @@ bool Lowerer::lower_arith(const Instruction& in) {
         bool s = op == Op::OpSMulExtended;
         lo = map_leaves2(a, b, [&](auto x, auto y) { return B.CreateMul(x, y); });
         hi = map_leaves2(a, b, [&](llvm::Value* x, llvm::Value* y) {
-          auto* vt = llvm::cast<llvm::VectorType>(x->getType());
-          unsigned w = vt->getElementType()->getIntegerBitWidth();
+          unsigned w = x->getType()->getScalarType()->getIntegerBitWidth();
           llvm::Type* wide = lanes(B.getIntNTy(2 * w));
           llvm::Value* xw = s ? B.CreateSExt(x, wide) : B.CreateZExt(x, wide);
           llvm::Value* yw = s ? B.CreateSExt(y, wide) : B.CreateZExt(y, wide);
@@ -334,7 +333,7 @@ bool Lowerer::lower_composite(const Instruction& in) {
         unsigned k = 0;
         for (Id part : o) {
           llvm::Value* v = value(part);
-          if (v->getType()->isVectorTy()) {
+          if (is_leaf(v->getType())) {
             r = B.CreateInsertValue(r, v, k++);
           } else {
             for (unsigned i = 0; i < v->getType()->getArrayNumElements(); ++i)
@@ -438,26 +437,26 @@ bool Lowerer::lower_conversion(const Instruction& in) {
       // shapes: same leaf count, or scalar <-> 2-component vector (e.g. u64 <-> uvec2).
       auto leaves_of = [&](llvm::Value* x) {
         std::vector<llvm::Value*> out;
-        if (x->getType()->isVectorTy()) out.push_back(x);
+        if (is_leaf(x->getType())) out.push_back(x);
         else for (unsigned i = 0; i < x->getType()->getArrayNumElements(); ++i) out.push_back(B.CreateExtractValue(x, i));
         return out;
       };
       auto to_int = [&](llvm::Value* x) -> llvm::Value* {
-        auto* et = llvm::cast<llvm::VectorType>(x->getType())->getElementType();
+        auto* et = (x->getType())->getScalarType();
         if (et->isPointerTy()) return B.CreatePtrToInt(x, lanes(B.getInt64Ty()));
         return B.CreateBitCast(x, lanes(B.getIntNTy(et->getPrimitiveSizeInBits())));
       };
       auto from_int = [&](llvm::Value* x, llvm::Type* leaf) -> llvm::Value* {
-        auto* et = llvm::cast<llvm::VectorType>(leaf)->getElementType();
+        auto* et = (leaf)->getScalarType();
         if (et->isPointerTy()) return B.CreateIntToPtr(x, leaf);
         return B.CreateBitCast(x, leaf);
       };
       std::vector<llvm::Value*> src = leaves_of(v);
-      unsigned src_bits = llvm::cast<llvm::VectorType>(src[0]->getType())->getElementType()->getPrimitiveSizeInBits();
+      unsigned src_bits = (src[0]->getType())->getScalarType()->getPrimitiveSizeInBits();
       if (src_bits == 0) src_bits = 64;  // pointers
-      llvm::Type* dst_leaf = rt->isVectorTy() ? rt : rt->getArrayElementType();
-      unsigned dst_n = rt->isVectorTy() ? 1 : rt->getArrayNumElements();
-      unsigned dst_bits = llvm::cast<llvm::VectorType>(dst_leaf)->getElementType()->getPrimitiveSizeInBits();
+      llvm::Type* dst_leaf = is_leaf(rt) ? rt : rt->getArrayElementType();
+      unsigned dst_n = is_leaf(rt) ? 1 : rt->getArrayNumElements();
+      unsigned dst_bits = (dst_leaf)->getScalarType()->getPrimitiveSizeInBits();
       if (dst_bits == 0) dst_bits = 64;
       // Concatenate all source bits per lane into one wide integer, then slice.
       unsigned total = src_bits * unsigned(src.size());
@@ -471,7 +470,7 @@ bool Lowerer::lower_conversion(const Instruction& in) {
         llvm::Value* slice = B.CreateTrunc(B.CreateLShr(acc, llvm::ConstantInt::get(wide, i * dst_bits)), lanes(B.getIntNTy(dst_bits)));
         parts.push_back(from_int(slice, dst_leaf));
       }
-      if (rt->isVectorTy()) {
+      if (is_leaf(rt)) {
         define(in.result, parts[0]);
       } else {
         llvm::Value* r = llvm::PoisonValue::get(rt);

@@ -1,51 +1,30 @@
-// Entry point, functions, blocks and masked structured control flow (see lowerer.h).
+// Functions, blocks and structured control flow (the model is in lowerer.h).
+//
+// Blocks are emitted in the structured order of cfg.h. Each block has a mask slot: the
+// lanes waiting to run it. Two kinds of control transfer exist:
+//  - A *direct* edge sends every active lane to its target, which runs next: a plain
+//    LLVM branch. An edge is direct when its branch is unconditional or uniform and the
+//    jump skips no block that could have lanes waiting: a loop's back edge, a branch to
+//    the next block in the order, or a target inside the outermost construct around the
+//    source that no divergent construct separates from it (safe_range). There, every
+//    lane of the construct is at the source block, so nothing between can be pending.
+//  - Any other edge hands over a subset of the lanes (send): they are OR-ed into the
+//    target's mask slot and the emitted code falls through, in order, to the next block
+//    with a "check": the block runs if any lane waits for it, else is skipped. A back
+//    edge then returns to its loop header while lanes wait there.
+// A block all of whose incoming edges are direct needs no check and no OR: its mask is
+// whatever the edge brought (mem2reg turns the slot into a phi). A loop whose exits are
+// uniform thus becomes an ordinary LLVM loop that the unroller, LICM and SCEV understand.
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "lowerer.h"
 #include "spirv_enums.h"
 
 namespace coopvk::jit {
-
-namespace {
-
-bool is_terminator(uint16_t op) {
-  switch (static_cast<spv::Op>(op)) {
-    case spv::Op::OpBranch: case spv::Op::OpBranchConditional: case spv::Op::OpSwitch:
-    case spv::Op::OpReturn: case spv::Op::OpReturnValue: case spv::Op::OpUnreachable:
-    case spv::Op::OpKill: case spv::Op::OpTerminateInvocation:
-      return true;
-    default:
-      return false;
-  }
-}
-
-std::vector<Id> successors(const Block& b) {
-  const Instruction& t = b.body.back();
-  const auto& o = t.operands;
-  switch (static_cast<spv::Op>(t.opcode)) {
-    case spv::Op::OpBranch:
-      return {o.at(0)};
-    case spv::Op::OpBranchConditional:
-      return {o.at(1), o.at(2)};
-    case spv::Op::OpSwitch: {
-      std::vector<Id> s{o.at(1)};
-      // Literal width follows the selector; the caller validated 32-bit selectors below.
-      for (size_t i = 2; i + 1 < o.size(); i += 2) s.push_back(o[i + 1]);
-      return s;
-    }
-    default:
-      return {};
-  }
-}
-
-}  // namespace
 
 Lowerer::Lowerer(const Module& mod, const CompileOptions& o, llvm::LLVMContext& ctx)
     : m(mod), opts(o), C(ctx), B(ctx) {
@@ -66,79 +45,133 @@ llvm::Value* Lowerer::ctx_field(CtxField f) {
   return B.CreateLoad(ctx_type->getElementType(f), B.CreateStructGEP(ctx_type, F.ctx, f));
 }
 
-llvm::Value* Lowerer::value(Id id) {
-  if (auto it = F.values.find(id); it != F.values.end()) return it->second;
-  if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
-  if (auto it = F.params.find(id); it != F.params.end()) return it->second;
-  if (auto it = F.slots.find(id); it != F.slots.end())
-    return B.CreateLoad(it->second->getAllocatedType(), it->second);
-  if (is_constant(id)) return constant(id);
-  if (auto it = global_vars.find(id); it != global_vars.end()) {
-    const GlobalVar& g = it->second;
-    if (g.storage == uint32_t(spv::StorageClass::Workgroup)) {
-      llvm::Value* ws = ctx_field(kCtxWorkgroup);
-      llvm::Value* shared = B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ws, 16));
-      return splat(B.CreateConstGEP1_64(B.getInt8Ty(), shared, g.offset));
-    }
-    // Private and Input: lane l's copy is at offset + l * lane_size.
-    llvm::Value* base = B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxPrivate), g.offset);
-    llvm::Value* offs = B.CreateMul(B.CreateZExt(lane_index(), lanes(B.getInt64Ty())),
-                                    splat(B.getInt64(g.lane_size)));
-    return B.CreateGEP(B.getInt8Ty(), splat(base), offs);
-  }
-  const Instruction* g = m.global(id);
-  if (g && g->opcode == uint16_t(spv::Op::OpVariable)) return buffer_variable_pointer(*g);
-  fail("id " + std::to_string(id) + " is used where it is not available");
-}
+// ---- edges ----------------------------------------------------------------------------
 
-void Lowerer::define(Id id, llvm::Value* v) {
-  F.values[id] = v;
-  if (F.current_block == 0) F.entry_values[id] = v;
-  if (auto it = F.slots.find(id); it != F.slots.end()) {
-    llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
-    B.CreateStore(select_rep(mask, v, old), it->second);
+bool Lowerer::transfers_all_lanes(const Instruction& t) const {
+  switch (static_cast<spv::Op>(t.opcode)) {
+    case spv::Op::OpBranch:
+      return true;
+    case spv::Op::OpBranchConditional:
+      return t.operands.at(1) == t.operands.at(2) || is_uniform(t.operands.at(0));
+    case spv::Op::OpSwitch:
+      return is_uniform(t.operands.at(0));
+    default:
+      return false;
   }
 }
 
-// ---- order --------------------------------------------------------------------------
+std::pair<uint32_t, uint32_t> Lowerer::safe_range(uint32_t b) const {
+  const FunctionCfg& g = F.fu->cfg;
+  // Up from the innermost construct while constructs are uniform. A header sees its own
+  // construct from the outside: no lane is inside it yet.
+  int32_t c = g.innermost[b];
+  int32_t last = -1;
+  bool first = true;
+  while (c >= 0) {
+    bool own_header = first && g.header_of[b] == c;
+    if (F.fu->construct_divergent[c] && !own_header) break;
+    last = c;
+    c = g.constructs[c].parent;
+    first = false;
+  }
+  if (c < 0) return {0, uint32_t(g.order.size())};  // no divergent construct around b
+  if (last < 0) return {1, 0};                       // directly inside a divergent one
+  return {g.constructs[last].begin, g.constructs[last].end};
+}
 
-std::vector<uint32_t> Lowerer::structured_order(const Function& fn) const {
-  // Reverse post-order of a DFS that visits a header's merge block (and a loop's continue
-  // target) before its other successors: the merge then lands after the whole construct,
-  // so every block runs only after all its forward predecessors (lowerer.h).
-  std::vector<uint32_t> post;
-  std::vector<uint8_t> state(fn.blocks.size(), 0);
-  std::function<void(uint32_t)> dfs = [&](uint32_t b) {
-    state[b] = 1;
-    const Block& blk = fn.blocks[b];
-    std::vector<Id> next;
-    if (blk.body.size() >= 2) {
-      const Instruction& merge = blk.body[blk.body.size() - 2];
-      if (merge.opcode == uint16_t(spv::Op::OpSelectionMerge)) next.push_back(merge.operands.at(0));
-      if (merge.opcode == uint16_t(spv::Op::OpLoopMerge)) {
-        next.push_back(merge.operands.at(0));
-        next.push_back(merge.operands.at(1));
+bool Lowerer::direct_edge(uint32_t from, uint32_t to) const {
+  const FunctionCfg& g = F.fu->cfg;
+  if (!transfers_all_lanes(F.fn->blocks[from].body.back())) return false;
+  uint32_t pf = g.position[from], pt = g.position[to];
+  if (pf == kNoBlock || pt == kNoBlock) return false;
+  if (pt <= pf) {
+    // A back edge to the header of a loop around `from`: the lanes that took it are all
+    // the loop still has in this iteration.
+    int32_t c = g.header_of[to];
+    return c >= 0 && g.constructs[c].loop && g.in_construct(from, c);
+  }
+  if (pt == pf + 1) return true;
+  auto [lo, hi] = safe_range(from);
+  return pt >= lo && pt <= hi;
+}
+
+llvm::BasicBlock* Lowerer::next_check(uint32_t p) const {
+  for (; p < F.check_bb.size(); ++p)
+    if (F.check_bb[p]) return F.check_bb[p];
+  return F.exit_bb;
+}
+
+void Lowerer::store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct) {
+  const Block& from_blk = F.fn->blocks[F.current_block];
+  const Block& to_blk = F.fn->blocks[to];
+  for (const Instruction& in : to_blk.body) {
+    if (in.opcode != uint16_t(spv::Op::OpPhi)) continue;
+    for (size_t k = 0; k + 1 < in.operands.size(); k += 2) {
+      if (in.operands[k + 1] != from_blk.label) continue;
+      llvm::AllocaInst* slot = F.phi_slots.at(in.result);
+      bool uniform = is_uniform(in.result);
+      bool saved = scalar_mode;
+      scalar_mode = uniform;
+      llvm::Value* v = value(in.operands[k]);
+      scalar_mode = saved;
+      if (direct && (uniform || F.direct_only[to])) {
+        // Every lane that arrives now comes this way (or, uniform, with this value).
+        B.CreateStore(v, slot);
+        continue;
       }
+      llvm::Value* old = B.CreateLoad(slot->getAllocatedType(), slot);
+      llvm::Value* cond = uniform ? any(edge_mask) : edge_mask;
+      B.CreateStore(select_rep(cond, v, old), slot);
     }
-    for (Id s : successors(blk)) next.push_back(s);
-    for (Id s : next) {
-      auto it = F.block_index.find(s);
-      if (it == F.block_index.end()) fail("branch to a label that is not a block of this function");
-      if (!state[it->second]) dfs(it->second);
-    }
-    post.push_back(b);
-  };
-  dfs(0);
-  std::reverse(post.begin(), post.end());
-  return post;
+  }
+}
+
+void Lowerer::take_edge(uint32_t to) {
+  store_phi_inputs(to, mask, true);
+  llvm::AllocaInst* slot = F.mask_slots[to];
+  if (F.direct_only[to]) {
+    B.CreateStore(mask, slot);
+    B.CreateBr(F.body_bb[to]);
+    return;
+  }
+  B.CreateStore(B.CreateOr(B.CreateLoad(slot->getAllocatedType(), slot), mask), slot);
+  B.CreateBr(F.check_bb[F.fu->cfg.position[to]]);
+}
+
+void Lowerer::send(uint32_t to, llvm::Value* lanes_mask) {
+  store_phi_inputs(to, lanes_mask, false);
+  llvm::AllocaInst* slot = F.mask_slots[to];
+  B.CreateStore(B.CreateOr(B.CreateLoad(slot->getAllocatedType(), slot), lanes_mask), slot);
+}
+
+void Lowerer::finish_block(const std::vector<uint32_t>& sent) {
+  const FunctionCfg& g = F.fu->cfg;
+  uint32_t pos = g.position[F.current_block];
+  // Back edges: return to the earliest header that now has lanes waiting.
+  std::vector<uint32_t> back;
+  for (uint32_t t : sent)
+    if (g.position[t] <= pos) back.push_back(g.position[t]);
+  std::sort(back.begin(), back.end());
+  back.erase(std::unique(back.begin(), back.end()), back.end());
+  for (uint32_t target : back) {
+    llvm::AllocaInst* slot = F.mask_slots[g.order[target]];
+    llvm::Value* waiting = any(B.CreateLoad(slot->getAllocatedType(), slot));
+    auto* next = llvm::BasicBlock::Create(C, "", F.llvm_fn);
+    B.CreateCondBr(waiting, F.check_bb[target], next);
+    B.SetInsertPoint(next);
+  }
+  B.CreateBr(next_check(pos + 1));
 }
 
 // ---- functions ----------------------------------------------------------------------------
 
 void Lowerer::lower_function(const Function& fn, bool is_entry) {
+  (void)is_entry;
   F = FunctionState{};
   F.fn = &fn;
   F.llvm_fn = functions.at(fn.def.result);
+  F.fu = &uniformity->functions.at(size_t(&fn - m.functions.data()));
+  const FunctionCfg& g = F.fu->cfg;
   llvm::Function* lf = F.llvm_fn;
   F.entry = llvm::BasicBlock::Create(C, "entry", lf);
   auto arg = lf->arg_begin();
@@ -148,85 +181,36 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     F.params[p.result] = &*arg++;
     F.value_types[p.result] = p.result_type;
   }
-
   for (uint32_t i = 0; i < fn.blocks.size(); ++i) {
-    const Block& b = fn.blocks[i];
-    if (b.body.empty() || !is_terminator(b.body.back().opcode))
-      fail("block %" + std::to_string(b.label) + " does not end with a terminator");
-    F.block_index[b.label] = i;
-    for (const Instruction& in : b.body)
+    F.block_index[fn.blocks[i].label] = i;
+    for (const Instruction& in : fn.blocks[i].body)
       if (in.result) {
         F.block_of[in.result] = i;
         if (in.result_type) F.value_types[in.result] = in.result_type;
       }
   }
-  // Values read outside their block get a slot (see lowerer.h). Literal operands that
-  // happen to equal an id only cost an unused slot.
   B.SetInsertPoint(F.entry);
+  // Values read outside their block get a slot of their rep (uniform or per lane).
+  for (Id v : F.fu->temporal) F.masked_slot[v] = true;
   for (uint32_t i = 0; i < fn.blocks.size(); ++i)
     for (const Instruction& in : fn.blocks[i].body)
-      for (uint32_t w : in.operands) {
+      for (uint16_t k : in.id_operands) {
+        Id w = in.operands[k];
         auto it = F.block_of.find(w);
         if (it == F.block_of.end() || it->second == i || it->second == 0 || F.slots.count(w)) continue;
         auto vt = F.value_types.find(w);
         if (vt == F.value_types.end()) continue;  // a label, not a value
         if (static_cast<spv::Op>(type(vt->second).op) == spv::Op::OpTypeVoid) continue;
-        llvm::Type* rt = rep_type(vt->second);
+        llvm::Type* rt = is_uniform(w) ? urep_type(vt->second) : lane_rep_type(vt->second);
         auto* slot = entry_alloca(rt);
         B.CreateStore(llvm::Constant::getNullValue(rt), slot);
         F.slots[w] = slot;
       }
-  // Promotable Function variables: every use is a whole-variable load, or a store
-  // through it (never the variable as a stored value, an access-chain base, a call
-  // argument, ...).
-  std::unordered_map<Id, bool> promotable;
-  for (const Block& b : fn.blocks)
-    for (const Instruction& in : b.body)
-      if (in.opcode == uint16_t(spv::Op::OpVariable)) {
-        check_types(in);  // its type is used right below, before the block is lowered
-        promotable[in.result] = true;
-      }
-  for (const Block& b : fn.blocks)
-    for (const Instruction& in : b.body)
-      for (size_t k = 0; k < in.operands.size(); ++k) {
-        auto it = promotable.find(in.operands[k]);
-        if (it == promotable.end() || in.opcode == uint16_t(spv::Op::OpVariable)) continue;
-        bool ok = k == 0 && (in.opcode == uint16_t(spv::Op::OpLoad) || in.opcode == uint16_t(spv::Op::OpStore));
-        if (!ok) it->second = false;
-      }
-  // Promoted locals stored exactly once, in the entry block, and never read there before
-  // that store, always hold that one value: loads take it directly.
-  {
-    std::unordered_map<Id, int> stores;
-    std::unordered_map<Id, Id> stored;
-    std::unordered_map<Id, bool> read_early;
-    for (uint32_t bi = 0; bi < fn.blocks.size(); ++bi)
-      for (const Instruction& in : fn.blocks[bi].body) {
-        if (in.opcode == uint16_t(spv::Op::OpStore) && promotable.count(in.operands.at(0))) {
-          Id var = in.operands[0];
-          stores[var] += bi == 0 ? 1 : 1000;  // a store outside the entry block disqualifies
-          stored[var] = in.operands.at(1);
-        }
-        if (in.opcode == uint16_t(spv::Op::OpLoad) && bi == 0 && promotable.count(in.operands.at(0)) &&
-            !stores.count(in.operands[0]))
-          read_early[in.operands[0]] = true;
-        if (in.opcode == uint16_t(spv::Op::OpVariable) && in.operands.size() > 1) stores[in.result] += 1000;
-      }
-    for (auto& [var, n] : stores)
-      if (n == 1 && promotable[var] && !read_early[var]) F.forwarded[var] = stored[var];
-  }
-  for (const Block& b : fn.blocks)
-    for (const Instruction& in : b.body)
-      if (in.opcode == uint16_t(spv::Op::OpVariable) && promotable[in.result]) {
-        llvm::Type* rt = rep_type(type(in.result_type).elem);
-        auto* slot = entry_alloca(rt);
-        B.CreateStore(llvm::Constant::getNullValue(rt), slot);
-        F.promoted[in.result] = slot;
-      }
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body)
       if (in.opcode == uint16_t(spv::Op::OpPhi)) {
-        llvm::Type* rt = rep_type(in.result_type);
+        check_types(in);
+        llvm::Type* rt = is_uniform(in.result) ? urep_type(in.result_type) : lane_rep_type(in.result_type);
         auto* slot = entry_alloca(rt);
         B.CreateStore(llvm::Constant::getNullValue(rt), slot);
         F.phi_slots[in.result] = slot;
@@ -237,282 +221,192 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     B.CreateStore(llvm::Constant::getNullValue(ret_t), F.ret_slot);
   }
 
-  std::vector<uint32_t> order = structured_order(fn);
-  std::vector<uint32_t> position(fn.blocks.size(), UINT32_MAX);
-  for (uint32_t p = 0; p < order.size(); ++p) position[order[p]] = p;
-  std::vector<llvm::AllocaInst*> masks(fn.blocks.size(), nullptr);
-  llvm::Type* mask_t = lanes(B.getInt1Ty());
-  for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
-    masks[b] = entry_alloca(mask_t);
-    B.CreateStore(llvm::Constant::getNullValue(mask_t), masks[b]);
+  const uint32_t nb = uint32_t(fn.blocks.size());
+  llvm::Type* mask_t = llvm::FixedVectorType::get(B.getInt1Ty(), N);
+  F.mask_slots.assign(nb, nullptr);
+  for (uint32_t b = 0; b < nb; ++b) {
+    F.mask_slots[b] = entry_alloca(mask_t);
+    B.CreateStore(llvm::Constant::getNullValue(mask_t), F.mask_slots[b]);
   }
-  B.CreateStore(entry_mask, masks[0]);
-  (void)is_entry;
+  B.CreateStore(entry_mask, F.mask_slots[0]);
 
-  // One "check" block per position, then the exit.
-  std::vector<llvm::BasicBlock*> checks;
-  for (uint32_t p = 0; p < order.size(); ++p)
-    checks.push_back(llvm::BasicBlock::Create(C, "check." + std::to_string(fn.blocks[order[p]].label), lf));
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(C, "exit", lf);
-  checks.push_back(exit);
-  B.CreateBr(checks[0]);
+  F.direct_only.assign(nb, 0);
+  F.direct_only[0] = 1;  // the entry block: SPIR-V forbids branches to it
+  for (uint32_t b = 1; b < nb; ++b) {
+    if (g.position[b] == kNoBlock) continue;
+    bool any_pred = false, all_direct = true;
+    for (uint32_t p : g.pred[b]) {
+      if (g.position[p] == kNoBlock) continue;  // never emitted, never runs
+      any_pred = true;
+      all_direct = all_direct && direct_edge(p, b);
+    }
+    F.direct_only[b] = any_pred && all_direct;
+  }
+  F.body_bb.assign(nb, nullptr);
+  F.check_bb.assign(g.order.size(), nullptr);
+  for (uint32_t p = 0; p < g.order.size(); ++p) {
+    uint32_t b = g.order[p];
+    std::string label = std::to_string(fn.blocks[b].label);
+    if (!F.direct_only[b]) F.check_bb[p] = llvm::BasicBlock::Create(C, "check." + label, lf);
+    F.body_bb[b] = llvm::BasicBlock::Create(C, "block." + label, lf);
+  }
+  F.exit_bb = llvm::BasicBlock::Create(C, "exit", lf);
+  B.CreateBr(F.body_bb[0]);
 
-  for (uint32_t p = 0; p < order.size(); ++p) emit_block(order[p], order, checks, masks, position);
+  for (uint32_t p = 0; p < g.order.size(); ++p) emit_block(p);
 
-  B.SetInsertPoint(exit);
+  B.SetInsertPoint(F.exit_bb);
   if (ret_t->isVoidTy()) B.CreateRetVoid();
   else B.CreateRet(B.CreateLoad(ret_t, F.ret_slot));
 }
 
-void Lowerer::emit_block(uint32_t index, const std::vector<uint32_t>& order,
-                         std::vector<llvm::BasicBlock*>& checks, std::vector<llvm::AllocaInst*>& masks,
-                         std::vector<uint32_t>& position) {
+void Lowerer::emit_block(uint32_t pos) {
+  const FunctionCfg& g = F.fu->cfg;
+  const uint32_t index = g.order[pos];
   const Block& blk = F.fn->blocks[index];
-  uint32_t pos = position[index];
-  llvm::Function* lf = F.llvm_fn;
-  B.SetInsertPoint(checks[pos]);
-  llvm::Type* mask_t = lanes(B.getInt1Ty());
-  llvm::Value* m_in = B.CreateLoad(mask_t, masks[index]);
-  auto* body = llvm::BasicBlock::Create(C, "block." + std::to_string(blk.label), lf, checks[pos + 1]);
-  // The entry block always has lanes (functions are only called with some active) and
-  // must dominate everything after it (see FunctionState::entry_values).
-  if (index == 0) B.CreateBr(body);
-  else B.CreateCondBr(any(m_in), body, checks[pos + 1]);
-
-  B.SetInsertPoint(body);
-  B.CreateStore(llvm::Constant::getNullValue(mask_t), masks[index]);  // consumed
-  mask = m_in;
+  llvm::AllocaInst* slot = F.mask_slots[index];
+  llvm::Type* mask_t = slot->getAllocatedType();
+  if (!F.direct_only[index]) {
+    B.SetInsertPoint(F.check_bb[pos]);
+    llvm::Value* m_in = B.CreateLoad(mask_t, slot);
+    B.CreateCondBr(any(m_in), F.body_bb[index], next_check(pos + 1));
+    B.SetInsertPoint(F.body_bb[index]);
+    mask = m_in;
+    B.CreateStore(llvm::Constant::getNullValue(mask_t), slot);  // consumed
+  } else {
+    B.SetInsertPoint(F.body_bb[index]);
+    mask = B.CreateLoad(mask_t, slot);
+  }
   F.values.clear();
+  F.splats.clear();
   F.current_block = index;
   for (const Instruction& in : blk.body) {
-    if (is_terminator(in.opcode)) break;
+    if (is_block_terminator(in.opcode)) break;
     if (in.opcode == uint16_t(spv::Op::OpPhi)) {
-      check_types(in);
-      define(in.result, B.CreateLoad(rep_type(in.result_type), F.phi_slots.at(in.result)));
+      llvm::AllocaInst* ps = F.phi_slots.at(in.result);
+      define_v(in.result, {B.CreateLoad(ps->getAllocatedType(), ps), is_uniform(in.result)});
       continue;
     }
     emit_instruction(in);
   }
-  emit_terminator(blk.body.back(), masks);
-
-  // Back edges: return to the earliest header that now has lanes waiting.
-  std::vector<uint32_t> back;
-  for (Id s : successors(blk)) {
-    uint32_t si = F.block_index.at(s);
-    if (position[si] <= pos) back.push_back(position[si]);
-  }
-  std::sort(back.begin(), back.end());
-  back.erase(std::unique(back.begin(), back.end()), back.end());
-  for (uint32_t target : back) {
-    llvm::Value* waiting = any(B.CreateLoad(mask_t, masks[order[target]]));
-    auto* next = llvm::BasicBlock::Create(C, "", lf, checks[pos + 1]);
-    B.CreateCondBr(waiting, checks[target], next);
-    B.SetInsertPoint(next);
-  }
-  B.CreateBr(checks[pos + 1]);
+  emit_terminator(blk.body.back());
 }
 
-void Lowerer::store_phi_inputs(Id from_label, Id to_label, llvm::Value* edge_mask) {
-  const Block& to = F.fn->blocks[F.block_index.at(to_label)];
-  for (const Instruction& in : to.body) {
-    if (in.opcode != uint16_t(spv::Op::OpPhi)) continue;
-    for (size_t k = 0; k + 1 < in.operands.size(); k += 2) {
-      if (in.operands[k + 1] != from_label) continue;
-      llvm::AllocaInst* slot = F.phi_slots.at(in.result);
-      llvm::Value* old = B.CreateLoad(slot->getAllocatedType(), slot);
-      B.CreateStore(select_rep(edge_mask, value(in.operands[k]), old), slot);
-    }
-  }
-}
-
-void Lowerer::emit_terminator(const Instruction& t, std::vector<llvm::AllocaInst*>& masks) {
+void Lowerer::emit_terminator(const Instruction& t) {
   check_types(t);
-  const Block& blk = F.fn->blocks[F.current_block];
-  llvm::Type* mask_t = lanes(B.getInt1Ty());
-  auto send = [&](Id label, llvm::Value* lanes_mask) {
-    llvm::AllocaInst* slot = masks.at(F.block_index.at(label));
-    store_phi_inputs(blk.label, label, lanes_mask);
-    B.CreateStore(B.CreateOr(B.CreateLoad(mask_t, slot), lanes_mask), slot);
-  };
+  const FunctionCfg& g = F.fu->cfg;
+  const uint32_t here = F.current_block;
   const auto& o = t.operands;
+  auto target = [&](Id label) { return g.block(label); };
+  // One way out for all lanes: a direct branch, or a hand-over followed by the order.
+  auto all_to = [&](uint32_t to) {
+    if (direct_edge(here, to)) {
+      take_edge(to);
+    } else {
+      send(to, mask);
+      finish_block({to});
+    }
+  };
+  // A uniform choice among targets: an LLVM branch or switch to one edge block each.
+  auto uniform_choice = [&](const std::vector<uint32_t>& targets, auto make_branch) {
+    std::vector<llvm::BasicBlock*> edge_bbs;
+    for (size_t k = 0; k < targets.size(); ++k) edge_bbs.push_back(llvm::BasicBlock::Create(C, "edge", F.llvm_fn));
+    make_branch(edge_bbs);
+    for (size_t k = 0; k < targets.size(); ++k) {
+      B.SetInsertPoint(edge_bbs[k]);
+      all_to(targets[k]);
+    }
+  };
   switch (static_cast<spv::Op>(t.opcode)) {
     case spv::Op::OpBranch:
-      send(o.at(0), mask);
-      break;
+      all_to(target(o.at(0)));
+      return;
     case spv::Op::OpBranchConditional: {
-      llvm::Value* c = value(o.at(0));
-      if (o.at(1) == o.at(2)) {
-        send(o[1], mask);
-      } else {
-        send(o[1], B.CreateAnd(mask, c));
-        send(o[2], B.CreateAnd(mask, B.CreateNot(c)));
+      uint32_t tt = target(o.at(1)), ff = target(o.at(2));
+      if (tt == ff) {
+        all_to(tt);
+        return;
       }
-      break;
+      if (is_uniform(o[0])) {
+        bool saved = scalar_mode;
+        scalar_mode = true;
+        llvm::Value* c = value(o[0]);
+        scalar_mode = saved;
+        uniform_choice({tt, ff}, [&](auto& bbs) { B.CreateCondBr(c, bbs[0], bbs[1]); });
+        return;
+      }
+      llvm::Value* c = value(o[0]);
+      send(tt, B.CreateAnd(mask, c));
+      send(ff, B.CreateAnd(mask, B.CreateNot(c)));
+      finish_block({tt, ff});
+      return;
     }
     case spv::Op::OpSwitch: {
-      llvm::Value* sel = value(o.at(0));
-      auto* vt = llvm::cast<llvm::VectorType>(sel->getType());
-      unsigned width = vt->getElementType()->getIntegerBitWidth();
+      // (selector, default, literal, label, ...): labels are the id operands after the
+      // default; a literal is one or two words wide, like the selector.
+      unsigned width = type(type_of(o.at(0))).width;
       size_t lit_words = width > 32 ? 2 : 1;
-      llvm::Value* remaining = mask;
-      std::vector<std::pair<Id, llvm::Value*>> cases;
-      for (size_t i = 2; i + lit_words < o.size() + 0 && i + lit_words <= o.size() - 1; i += lit_words + 1) {
+      std::vector<std::pair<uint64_t, uint32_t>> cases;
+      for (size_t i = 2; i + lit_words < o.size() + 1 && i + lit_words <= o.size() - 1; i += lit_words + 1) {
         uint64_t lit = o[i];
         if (lit_words == 2) lit |= uint64_t(o[i + 1]) << 32;
-        Id label = o[i + lit_words];
-        llvm::Value* hit = B.CreateAnd(mask, B.CreateICmpEQ(sel, splat(B.getIntN(width, lit))));
-        remaining = B.CreateAnd(remaining, B.CreateNot(hit));
-        cases.push_back({label, hit});
+        cases.push_back({lit, target(o[i + lit_words])});
       }
-      // Several cases may share a target: combine before handing lanes over.
-      std::map<Id, llvm::Value*> per_target;
-      for (auto& [label, hit] : cases)
-        per_target[label] = per_target.count(label) ? B.CreateOr(per_target[label], hit) : hit;
-      Id def = o.at(1);
+      uint32_t def = target(o.at(1));
+      if (is_uniform(o[0])) {
+        bool saved = scalar_mode;
+        scalar_mode = true;
+        llvm::Value* sel = value(o[0]);
+        scalar_mode = saved;
+        std::vector<uint32_t> targets{def};
+        for (auto& [lit, to] : cases) targets.push_back(to);
+        uniform_choice(targets, [&](auto& bbs) {
+          auto* sw = B.CreateSwitch(sel, bbs[0], unsigned(cases.size()));
+          std::vector<uint64_t> seen;
+          for (size_t k = 0; k < cases.size(); ++k) {
+            if (std::find(seen.begin(), seen.end(), cases[k].first) != seen.end()) continue;  // first wins
+            seen.push_back(cases[k].first);
+            sw->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(sel->getType()), cases[k].first), bbs[k + 1]);
+          }
+        });
+        return;
+      }
+      llvm::Value* sel = value(o[0]);
+      llvm::Value* remaining = mask;
+      std::map<uint32_t, llvm::Value*> per_target;
+      for (auto& [lit, to] : cases) {
+        llvm::Value* hit = B.CreateAnd(remaining, B.CreateICmpEQ(sel, splat(B.getIntN(width, lit))));
+        remaining = B.CreateAnd(remaining, B.CreateNot(hit));
+        per_target[to] = per_target.count(to) ? B.CreateOr(per_target[to], hit) : hit;
+      }
       per_target[def] = per_target.count(def) ? B.CreateOr(per_target[def], remaining) : remaining;
-      for (auto& [label, lanes_mask] : per_target) send(label, lanes_mask);
-      break;
+      std::vector<uint32_t> sent;
+      for (auto& [to, lanes_mask] : per_target) {
+        send(to, lanes_mask);
+        sent.push_back(to);
+      }
+      finish_block(sent);
+      return;
     }
-    case spv::Op::OpReturn:
-      break;
     case spv::Op::OpReturnValue: {
       llvm::Value* old = B.CreateLoad(F.ret_slot->getAllocatedType(), F.ret_slot);
       B.CreateStore(select_rep(mask, value(o.at(0)), old), F.ret_slot);
-      break;
+      [[fallthrough]];
     }
+    case spv::Op::OpReturn:
     case spv::Op::OpUnreachable:
     case spv::Op::OpKill:
-    case spv::Op::OpTerminateInvocation:
-      break;  // the lanes stop here
+    case spv::Op::OpTerminateInvocation: {
+      // The lanes stop here. With no divergent construct around, no other lane waits
+      // anywhere: the function is done.
+      auto [lo, hi] = safe_range(here);
+      if (lo == 0 && hi == g.order.size()) B.CreateBr(F.exit_bb);
+      else finish_block({});
+      return;
+    }
     default:
       fail("unexpected terminator", &t);
   }
-}
-
-void Lowerer::emit_instruction(const Instruction& in) {
-  switch (static_cast<spv::Op>(in.opcode)) {
-    case spv::Op::OpSelectionMerge:
-    case spv::Op::OpLoopMerge:
-    case spv::Op::OpLine:
-    case spv::Op::OpNoLine:
-    case spv::Op::OpNop:
-      return;
-    case spv::Op::OpExtInst: {
-      // Non-semantic instruction sets (debug info, printf) carry no behaviour.
-      auto it = m.ext_inst_imports.find(in.operands.at(0));
-      if (it != m.ext_inst_imports.end() && it->second.rfind("NonSemantic.", 0) == 0) return;
-      break;
-    }
-    case spv::Op::OpFunctionCall: {
-      llvm::Function* callee = functions.at(in.operands.at(0));
-      std::vector<llvm::Value*> args{F.ctx, mask};
-      for (size_t i = 1; i < in.operands.size(); ++i) args.push_back(value(in.operands[i]));
-      llvm::Value* r = B.CreateCall(callee, args);
-      if (!callee->getReturnType()->isVoidTy()) define(in.result, r);
-      return;
-    }
-    case spv::Op::OpUndef:
-      define(in.result, zero_rep(in.result_type));
-      return;
-    default:
-      break;
-  }
-  check_types(in);
-  // SPIR-V lets implementations fuse a multiply and an add unless the result is
-  // decorated NoContraction (SPIR-V spec, NoContraction decoration).
-  bool no_contract = in.result && m.has_decoration(in.result, uint32_t(spv::Decoration::NoContraction));
-  if (no_contract) B.clearFastMathFlags();
-  struct Restore {
-    llvm::IRBuilder<>& b;
-    bool on;
-    ~Restore() {
-      if (on) {
-        llvm::FastMathFlags f;
-        f.setAllowContract(true);
-        b.setFastMathFlags(f);
-      }
-    }
-  } restore{B, no_contract};
-  if (lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
-      lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
-      lower_integer_dot(in))
-    return;
-  fail("instruction is not supported", &in);
-}
-
-// ---- module --------------------------------------------------------------------------------
-
-std::unique_ptr<llvm::Module> Lowerer::lower() {
-  const EntryPoint* ep = nullptr;
-  for (const EntryPoint& e : m.entry_points)
-    if (e.name == opts.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) ep = &e;
-  if (!ep) fail("no GLCompute entry point named '" + opts.entry_point + "'");
-  if (m.addressing_model != uint32_t(spv::AddressingModel::Logical) &&
-      m.addressing_model != uint32_t(spv::AddressingModel::PhysicalStorageBuffer64))
-    fail("addressing model " + std::to_string(m.addressing_model) + " is not supported");
-
-  // Specialization constants by SpecId.
-  for (const Instruction& g : m.globals) {
-    const Decoration* d = nullptr;
-    if (!spv_op_is_constant(g.opcode) || !m.has_decoration(g.result, uint32_t(spv::Decoration::SpecId), &d))
-      continue;
-    for (const SpecializationValue& sv : opts.specialization)
-      if (!d->args.empty() && sv.constant_id == d->args[0]) spec_values_[g.result] = sv.bytes;
-  }
-
-  M = std::make_unique<llvm::Module>("coopvk_shader", C);
-  ctx_type = llvm::StructType::create(C, {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy()}, "KernelCtx");
-  collect_types();
-
-  // A throwaway function gives constant() (OpSpecConstantOp) an insertion point.
-  auto* scratch_fn = llvm::Function::Create(llvm::FunctionType::get(B.getVoidTy(), false),
-                                            llvm::GlobalValue::InternalLinkage, "scratch", M.get());
-  B.SetInsertPoint(llvm::BasicBlock::Create(C, "", scratch_fn));
-
-  // Workgroup size: LocalSize / LocalSizeId modes, overridden by a WorkgroupSize constant.
-  for (const ExecutionMode& em : m.execution_modes) {
-    if (em.entry_point != ep->function) continue;
-    if (em.mode == uint32_t(spv::ExecutionMode::LocalSize) && em.args.size() >= 3)
-      for (int k = 0; k < 3; ++k) local_size[k] = em.args[k];
-    if (em.mode == uint32_t(spv::ExecutionMode::LocalSizeId) && em.args.size() >= 3)
-      for (int k = 0; k < 3; ++k) local_size[k] = uint32_t(constant_u64(em.args[k]));
-  }
-  for (const Instruction& g : m.globals) {
-    const Decoration* d = nullptr;
-    if (spv_op_is_constant(g.opcode) && m.has_decoration(g.result, uint32_t(spv::Decoration::BuiltIn), &d) &&
-        !d->args.empty() && d->args[0] == uint32_t(spv::BuiltIn::WorkgroupSize)) {
-      if (g.operands.size() < 3) fail("WorkgroupSize constant needs three components", &g);
-      for (int k = 0; k < 3; ++k) local_size[k] = uint32_t(constant_u64(g.operands[k]));
-    }
-  }
-  uint64_t invocations = uint64_t(local_size[0]) * local_size[1] * local_size[2];
-  if (invocations == 0 || invocations > 1024)
-    fail("workgroup size " + std::to_string(local_size[0]) + "x" + std::to_string(local_size[1]) + "x" +
-         std::to_string(local_size[2]) + " is outside 1..1024 invocations");
-  if (opts.require_full_subgroups && invocations % N != 0)
-    fail("full subgroups were required but the workgroup size is not a multiple of " + std::to_string(N));
-
-  plan_globals();
-
-  // Declare every function, then lower them.
-  for (const Function& fn : m.functions) {
-    const TypeInfo& ft = type(fn.def.operands.at(1));
-    std::vector<llvm::Type*> params{B.getPtrTy(), lanes(B.getInt1Ty())};
-    for (Id p : ft.members) params.push_back(rep_type(p));
-    llvm::Type* ret = rep_type(fn.def.result_type);
-    auto* lf = llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
-                                      llvm::GlobalValue::InternalLinkage,
-                                      "spv_fn_" + std::to_string(fn.def.result), M.get());
-    functions[fn.def.result] = lf;
-  }
-  for (const Function& fn : m.functions) lower_function(fn, fn.def.result == ep->function);
-  emit_kernel(ep->function);
-  scratch_fn->eraseFromParent();
-
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  if (llvm::verifyModule(*M, &os)) fail("internal error: generated IR does not verify: " + os.str());
-  return std::move(M);
 }
 
 }  // namespace coopvk::jit

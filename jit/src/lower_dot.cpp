@@ -19,12 +19,12 @@ bool Lowerer::lower_integer_dot(const Instruction& in) {
   llvm::Value* a = value(o.at(0));
   llvm::Value* b = value(o.at(1));
   llvm::Type* rt = rep_type(in.result_type);
-  unsigned rw = llvm::cast<llvm::VectorType>(rt)->getElementType()->getIntegerBitWidth();
+  unsigned rw = (rt)->getScalarType()->getIntegerBitWidth();
   // Products are summed exactly in 64 bits, then wrapped or saturated to the result.
   llvm::Type* wide = lanes(B.getInt64Ty());
   auto components = [&](llvm::Value* v, bool sgn) {
     std::vector<llvm::Value*> out;
-    if (v->getType()->isVectorTy()) {  // packed 4x8 in a 32-bit scalar
+    if (is_leaf(v->getType())) {  // packed 4x8 in a 32-bit scalar
       for (unsigned k = 0; k < 4; ++k) {
         llvm::Value* byte = B.CreateTrunc(B.CreateLShr(v, llvm::ConstantInt::get(v->getType(), 8 * k)), lanes(B.getInt8Ty()));
         out.push_back(sgn ? B.CreateSExt(byte, wide) : B.CreateZExt(byte, wide));

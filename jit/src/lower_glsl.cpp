@@ -73,21 +73,20 @@ bool Lowerer::lower_glsl(const Instruction& in) {
     case GLSLstd450Atan2: {
       // No LLVM 19 vector intrinsic: call atan2f/atan2 per lane.
       define(in.result, map_leaves2(arg(0), arg(1), [&](llvm::Value* y, llvm::Value* x) {
-        auto* vt = llvm::cast<llvm::VectorType>(y->getType());
-        llvm::Type* st = vt->getElementType();
+        llvm::Type* st = y->getType()->getScalarType();
         const char* name = st->isDoubleTy() ? "atan2" : "atan2f";
         bool half = st->isHalfTy();
         llvm::Type* ct = half ? B.getFloatTy() : st;
         llvm::FunctionCallee f = M->getOrInsertFunction(name, ct, ct, ct);
-        llvm::Value* r = llvm::PoisonValue::get(vt);
-        for (uint32_t l = 0; l < N; ++l) {
-          llvm::Value* ys = B.CreateExtractElement(y, l);
-          llvm::Value* xs = B.CreateExtractElement(x, l);
+        auto one = [&](llvm::Value* ys, llvm::Value* xs) -> llvm::Value* {
           if (half) { ys = B.CreateFPExt(ys, ct); xs = B.CreateFPExt(xs, ct); }
           llvm::Value* v = B.CreateCall(f, {ys, xs});
-          if (half) v = B.CreateFPTrunc(v, st);
-          r = B.CreateInsertElement(r, v, l);
-        }
+          return half ? B.CreateFPTrunc(v, st) : v;
+        };
+        if (!y->getType()->isVectorTy()) return one(y, x);  // a uniform value: one call
+        llvm::Value* r = llvm::PoisonValue::get(y->getType());
+        for (uint32_t l = 0; l < N; ++l)
+          r = B.CreateInsertElement(r, one(B.CreateExtractElement(y, l), B.CreateExtractElement(x, l)), l);
         return r;
       }));
       return true;
@@ -151,7 +150,7 @@ bool Lowerer::lower_glsl(const Instruction& in) {
       llvm::Value* v = arg(0);
       if (op == GLSLstd450Distance) v = map_leaves2(v, arg(1), [&](auto a, auto b) { return B.CreateFSub(a, b); });
       llvm::Value* sum = nullptr;
-      if (v->getType()->isVectorTy()) {
+      if (is_leaf(v->getType())) {
         sum = B.CreateFMul(v, v);
       } else {
         for (unsigned i = 0; i < v->getType()->getArrayNumElements(); ++i) {
@@ -185,7 +184,7 @@ bool Lowerer::lower_glsl(const Instruction& in) {
     case GLSLstd450FindSMsb:
       define(in.result, map_leaves(arg(0), [&](llvm::Value* a) {
         llvm::Type* t = a->getType();
-        unsigned w = llvm::cast<llvm::VectorType>(t)->getElementType()->getIntegerBitWidth();
+        unsigned w = (t)->getScalarType()->getIntegerBitWidth();
         llvm::Value* x = a;
         // Signed: the most significant bit that differs from the sign bit.
         if (op == GLSLstd450FindSMsb)
@@ -228,11 +227,11 @@ bool Lowerer::lower_glsl(const Instruction& in) {
       llvm::Value* ex = nullptr;
       mant = map_leaves(x, [&](llvm::Value* v) {
         return B.CreateExtractValue(B.CreateIntrinsic(llvm::Intrinsic::frexp,
-            {v->getType(), exp_t->isVectorTy() ? exp_t : exp_t->getArrayElementType()}, {v}), 0);
+            {v->getType(), is_leaf(exp_t) ? exp_t : exp_t->getArrayElementType()}, {v}), 0);
       });
       ex = map_leaves(x, [&](llvm::Value* v) {
         return B.CreateExtractValue(B.CreateIntrinsic(llvm::Intrinsic::frexp,
-            {v->getType(), exp_t->isVectorTy() ? exp_t : exp_t->getArrayElementType()}, {v}), 1);
+            {v->getType(), is_leaf(exp_t) ? exp_t : exp_t->getArrayElementType()}, {v}), 1);
       });
       llvm::Value* r = llvm::PoisonValue::get(rt);
       r = B.CreateInsertValue(r, mant, 0);
@@ -252,7 +251,7 @@ bool Lowerer::lower_glsl(const Instruction& in) {
     case GLSLstd450FaceForward: {
       // Reflect(I, N) = I - 2 dot(N, I) N; FaceForward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N.
       auto dot = [&](llvm::Value* a, llvm::Value* b) {
-        if (a->getType()->isVectorTy()) return B.CreateFMul(a, b);
+        if (is_leaf(a->getType())) return B.CreateFMul(a, b);
         llvm::Value* acc = nullptr;
         for (unsigned i = 0; i < a->getType()->getArrayNumElements(); ++i) {
           llvm::Value* p = B.CreateFMul(B.CreateExtractValue(a, i), B.CreateExtractValue(b, i));

@@ -146,7 +146,9 @@ void Lowerer::emit_kernel(Id entry_fn) {
   // Lanes past the end of the workgroup (a partial last subgroup) stay inactive.
   uint32_t invocations = local_size[0] * local_size[1] * local_size[2];
   llvm::Value* local_index = B.CreateAdd(splat(B.CreateMul(sg, B.getInt32(N))), lane_index());
-  mask = B.CreateICmpULT(local_index, splat(B.getInt32(invocations)));
+  // When every subgroup is full the mask is a constant, and LLVM folds what depends on it.
+  mask = invocations % N == 0 ? llvm::ConstantInt::getTrue(lanes(B.getInt1Ty()))
+                              : B.CreateICmpULT(local_index, splat(B.getInt32(invocations)));
 
   // Built-ins and Private initializers go to the per-lane private block.
   for (const Instruction& g : m.globals) {
@@ -162,9 +164,10 @@ void Lowerer::emit_kernel(Id entry_fn) {
       llvm::Value* v = builtin_value(d->args[0]);
       if (v->getType() != rep_type(pointee))
         fail("built-in " + std::to_string(d->args[0]) + " is declared with the wrong type", &g);
-      store_rep(pointee, value(g.result), v, mask, 0);
+      store_rep(pointee, value_v(g.result).v, v, mask, 0);
     } else if (it->second.storage == uint32_t(spv::StorageClass::Private) && g.operands.size() > 1) {
-      store_rep(pointee, value(g.result), value(g.operands[1]), mask, 0);
+      if (it->second.rep_layout) B.CreateStore(value(g.operands[1]), value_v(g.result).v);
+      else store_rep(pointee, value(g.result), value(g.operands[1]), mask, 0);
     }
   }
   B.CreateCall(functions.at(entry_fn), {ctx, mask});

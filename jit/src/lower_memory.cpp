@@ -25,6 +25,14 @@ void Lowerer::plan_globals() {
     switch (static_cast<spv::StorageClass>(sc)) {
       case spv::StorageClass::Private:
       case spv::StorageClass::Input: {
+        if (sc == uint32_t(spv::StorageClass::Private) && is_uniform(g.result)) {
+          // Rep layout: the variable's lane rep, at a 64-byte aligned offset.
+          private_block_bytes = (private_block_bytes + 63) / 64 * 64;
+          global_vars[g.result] = {sc, private_block_bytes, 0, true};
+          rep_globals.insert(g.result);
+          private_block_bytes += rep_size_bound(pointee);
+          break;
+        }
         MemLayout l = layout(pointee);
         uint64_t lane = (l.size + 15) / 16 * 16;
         global_vars[g.result] = {sc, private_block_bytes, lane};
@@ -51,6 +59,24 @@ void Lowerer::plan_globals() {
   if (shared > 65536) fail("the shader uses " + std::to_string(shared) + " bytes of workgroup memory; the limit is 65536");
 }
 
+uint64_t Lowerer::rep_size_bound(Id t) {
+  // The size LLVM gives the lane rep under any data layout is at most this: every leaf
+  // vector rounded up to a power of two (its largest possible alignment).
+  const TypeInfo& ti = type(t);
+  if (ti.op == uint16_t(spv::Op::OpTypeStruct)) {
+    uint64_t n = 0;
+    for (Id mem : ti.members) n += rep_size_bound(mem);
+    return n;
+  }
+  if (ti.op == uint16_t(spv::Op::OpTypeArray) || ti.op == uint16_t(spv::Op::OpTypeVector) ||
+      ti.op == uint16_t(spv::Op::OpTypeMatrix))
+    return uint64_t(ti.count) * rep_size_bound(ti.elem);
+  uint64_t bytes = ti.op == uint16_t(spv::Op::OpTypeBool) ? 1 : layout(t).size;
+  uint64_t v = bytes * N, p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
 llvm::Value* Lowerer::offset_ptrs(llvm::Value* ptrs, llvm::Value* byte_offsets) {
   return B.CreateGEP(B.getInt8Ty(), ptrs, byte_offsets);
 }
@@ -61,13 +87,14 @@ llvm::Value* Lowerer::offset_ptrs(llvm::Value* ptrs, uint64_t byte_offset) {
 }
 
 llvm::Value* Lowerer::index_to_i64(llvm::Value* idx) {
-  auto* vt = llvm::cast<llvm::VectorType>(idx->getType());
-  if (vt->getElementType()->getIntegerBitWidth() == 64) return idx;
-  // Indices are treated as signed (SPIR-V: "Indexes are treated as signed").
-  return B.CreateSExt(idx, lanes(B.getInt64Ty()));
+  if (idx->getType()->getScalarType()->getIntegerBitWidth() == 64) return idx;
+  // Indices are treated as signed (SPIR-V: "Indexes are treated as signed"). A uniform
+  // index stays scalar.
+  llvm::Type* i64 = B.getInt64Ty();
+  return B.CreateSExt(idx, idx->getType()->isVectorTy() ? lanes(i64) : i64);
 }
 
-llvm::Value* Lowerer::descriptor_field(const Instruction& var, llvm::Value* idx, bool range) {
+Val Lowerer::descriptor_field(const Instruction& var, const Val* idx, bool range) {
   const Decoration *ds_dec = nullptr, *bind_dec = nullptr;
   if (!m.has_decoration(var.result, uint32_t(spv::Decoration::DescriptorSet), &ds_dec) ||
       !m.has_decoration(var.result, uint32_t(spv::Decoration::Binding), &bind_dec) ||
@@ -82,41 +109,79 @@ llvm::Value* Lowerer::descriptor_field(const Instruction& var, llvm::Value* idx,
   llvm::Value* ds = ctx_field(kCtxDispatch);
   llvm::Value* set_array = B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchSetsOffset + 8 * set));
   uint64_t field = range ? 8 : 0;
-  if (!idx) {
-    llvm::Value* p = B.CreateConstGEP1_64(B.getInt8Ty(), set_array, 16ull * bi.first + field);
-    llvm::Type* t = range ? static_cast<llvm::Type*>(B.getInt64Ty()) : B.getPtrTy();
-    return splat(B.CreateLoad(t, p));
-  }
-  // Descriptor arrays: a per-lane element index (clamped so a bad index reads the last
-  // descriptor instead of memory outside the set).
-  llvm::Value* i64 = index_to_i64(idx);
-  i64 = B.CreateSelect(B.CreateICmpULT(i64, splat(B.getInt64(bi.count))), i64, splat(B.getInt64(bi.count - 1)));
-  llvm::Value* offs = B.CreateAdd(B.CreateMul(i64, splat(B.getInt64(16))), splat(B.getInt64(16ull * bi.first + field)));
-  llvm::Value* addrs = offset_ptrs(splat(set_array), offs);
-  llvm::Type* t = range ? static_cast<llvm::Type*>(lanes(B.getInt64Ty())) : lanes(B.getPtrTy());
-  return B.CreateMaskedGather(t, addrs, llvm::Align(8), mask);
+  llvm::Type* t = range ? static_cast<llvm::Type*>(B.getInt64Ty()) : B.getPtrTy();
+  if (!idx) return {B.CreateLoad(t, B.CreateConstGEP1_64(B.getInt8Ty(), set_array, 16ull * bi.first + field)), true};
+  // Descriptor arrays: the element index is clamped, so a bad index reads the last
+  // descriptor instead of memory outside the set. A uniform index is one load.
+  llvm::Value* i64 = index_to_i64(idx->v);
+  auto k64 = [&](uint64_t v) -> llvm::Value* {
+    return idx->uniform ? B.getInt64(v) : B.CreateVectorSplat(N, B.getInt64(v));
+  };
+  i64 = B.CreateSelect(B.CreateICmpULT(i64, k64(bi.count)), i64, k64(bi.count - 1));
+  llvm::Value* offs = B.CreateAdd(B.CreateMul(i64, k64(16)), k64(16ull * bi.first + field));
+  if (idx->uniform) return {B.CreateLoad(t, B.CreateGEP(B.getInt8Ty(), set_array, offs)), true};
+  llvm::Value* addrs = B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, set_array), offs);
+  return {B.CreateMaskedGather(llvm::FixedVectorType::get(t, N), addrs, llvm::Align(8), mask), false};
 }
 
 llvm::Value* Lowerer::buffer_variable_pointer(const Instruction& var) {
   uint32_t sc = var.operands.at(0);
   if (sc == uint32_t(spv::StorageClass::PushConstant)) {
     llvm::Value* ds = ctx_field(kCtxDispatch);
-    return splat(B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchPushOffset)));
+    return B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchPushOffset));
   }
   Id pointee = type(var.result_type).elem;
   auto op = static_cast<spv::Op>(type(pointee).op);
   if (op == spv::Op::OpTypeArray || op == spv::Op::OpTypeRuntimeArray)
     fail("a descriptor array is used without selecting an element", &var);
-  return descriptor_field(var, nullptr, false);
+  return descriptor_field(var, nullptr, false).v;
 }
 
 // ---- loads and stores --------------------------------------------------------------------
 
+namespace {
+// Members, array elements or components of a composite type, with their byte offsets.
+template <typename F>
+void for_each_part(Lowerer& L, Id t, F f) {
+  const TypeInfo& ti = L.type(t);
+  uint32_t n = ti.op == uint16_t(spv::Op::OpTypeStruct) ? uint32_t(ti.members.size()) : ti.count;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (ti.op == uint16_t(spv::Op::OpTypeStruct)) {
+      Id et = ti.members[i];
+      if (static_cast<spv::Op>(L.type(et).op) == spv::Op::OpTypeMatrix && L.matrix_stride(t, i) &&
+          L.matrix_stride(t, i) != L.layout(L.type(et).elem).size)
+        L.fail("matrix member with a MatrixStride other than its column size is not supported yet");
+      f(i, et, L.member_offset(t, i));
+    } else if (ti.op == uint16_t(spv::Op::OpTypeArray)) {
+      f(i, ti.elem, i * L.array_stride(t));
+    } else {
+      f(i, ti.elem, i * L.layout(ti.elem).size);
+    }
+  }
+}
+
+bool is_composite(const TypeInfo& ti) {
+  switch (static_cast<spv::Op>(ti.op)) {
+    case spv::Op::OpTypeVector: case spv::Op::OpTypeMatrix: case spv::Op::OpTypeArray: case spv::Op::OpTypeStruct:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, uint32_t align_hint) {
   const TypeInfo& ti = type(t);
+  if (is_composite(ti)) {
+    llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
+    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+      out = B.CreateInsertValue(out, load_rep(et, offset_ptrs(ptrs, off), m_lanes, align_hint), i);
+    });
+    return out;
+  }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool: {
-      llvm::Value* bytes = B.CreateMaskedGather(lanes(B.getInt8Ty()), ptrs, llvm::Align(1), m_lanes);
+      llvm::Value* bytes = B.CreateMaskedGather(llvm::FixedVectorType::get(B.getInt8Ty(), N), ptrs, llvm::Align(1), m_lanes);
       return B.CreateICmpNE(bytes, llvm::Constant::getNullValue(bytes->getType()));
     }
     case spv::Op::OpTypeInt:
@@ -124,39 +189,14 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      llvm::Type* rt = lane_rep_type(t);
       if (auto a = affine(ptrs)) {
         // Blocks run only with some lane active, so a uniform address is a valid one.
-        if (a->stride == 0) return splat(B.CreateAlignedLoad(scalar_type(t), a->base, align));
+        if (a->stride == 0) return B.CreateVectorSplat(N, B.CreateAlignedLoad(scalar_type(t), a->base, align));
         if (uint64_t(a->stride) == l.size)
-          return B.CreateMaskedLoad(rep_type(t), a->base, align, m_lanes, llvm::PoisonValue::get(rep_type(t)));
+          return B.CreateMaskedLoad(rt, a->base, align, m_lanes, llvm::PoisonValue::get(rt));
       }
       return load_lanes(scalar_type(t), ptrs, align, m_lanes);
-    }
-    case spv::Op::OpTypeVector:
-    case spv::Op::OpTypeMatrix:
-    case spv::Op::OpTypeArray:
-    case spv::Op::OpTypeStruct: {
-      llvm::Value* out = llvm::PoisonValue::get(rep_type(t));
-      uint32_t n = ti.op == uint16_t(spv::Op::OpTypeStruct) ? uint32_t(ti.members.size()) : ti.count;
-      for (uint32_t i = 0; i < n; ++i) {
-        Id et;
-        uint64_t off;
-        if (ti.op == uint16_t(spv::Op::OpTypeStruct)) {
-          et = ti.members[i];
-          off = member_offset(t, i);
-          if (static_cast<spv::Op>(type(et).op) == spv::Op::OpTypeMatrix && matrix_stride(t, i) &&
-              matrix_stride(t, i) != layout(type(et).elem).size)
-            fail("matrix member with a MatrixStride other than its column size is not supported yet");
-        } else if (ti.op == uint16_t(spv::Op::OpTypeArray)) {
-          et = ti.elem;
-          off = i * array_stride(t);
-        } else {
-          et = ti.elem;
-          off = i * layout(et).size;
-        }
-        out = B.CreateInsertValue(out, load_rep(et, offset_ptrs(ptrs, off), m_lanes, align_hint), i);
-      }
-      return out;
     }
     default:
       fail("loads of type id " + std::to_string(t) + " are not supported");
@@ -165,9 +205,15 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
 
 void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_lanes, uint32_t align_hint) {
   const TypeInfo& ti = type(t);
+  if (is_composite(ti)) {
+    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+      store_rep(et, offset_ptrs(ptrs, off), B.CreateExtractValue(v, i), m_lanes, align_hint);
+    });
+    return;
+  }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool:
-      B.CreateMaskedScatter(B.CreateZExt(v, lanes(B.getInt8Ty())), ptrs, llvm::Align(1), m_lanes);
+      B.CreateMaskedScatter(B.CreateZExt(v, llvm::FixedVectorType::get(B.getInt8Ty(), N)), ptrs, llvm::Align(1), m_lanes);
       return;
     case spv::Op::OpTypeInt:
     case spv::Op::OpTypeFloat:
@@ -181,26 +227,53 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
       store_lanes(v, ptrs, align, m_lanes);
       return;
     }
-    case spv::Op::OpTypeVector:
-    case spv::Op::OpTypeMatrix:
-    case spv::Op::OpTypeArray:
-    case spv::Op::OpTypeStruct: {
-      uint32_t n = ti.op == uint16_t(spv::Op::OpTypeStruct) ? uint32_t(ti.members.size()) : ti.count;
-      for (uint32_t i = 0; i < n; ++i) {
-        Id et;
-        uint64_t off;
-        if (ti.op == uint16_t(spv::Op::OpTypeStruct)) {
-          et = ti.members[i];
-          off = member_offset(t, i);
-        } else if (ti.op == uint16_t(spv::Op::OpTypeArray)) {
-          et = ti.elem;
-          off = i * array_stride(t);
-        } else {
-          et = ti.elem;
-          off = i * layout(et).size;
-        }
-        store_rep(et, offset_ptrs(ptrs, off), B.CreateExtractValue(v, i), m_lanes, align_hint);
-      }
+    default:
+      fail("stores of type id " + std::to_string(t) + " are not supported");
+  }
+}
+
+llvm::Value* Lowerer::load_urep(Id t, llvm::Value* ptr, uint32_t align_hint) {
+  const TypeInfo& ti = type(t);
+  if (is_composite(ti)) {
+    llvm::Value* out = llvm::PoisonValue::get(urep_type(t));
+    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+      out = B.CreateInsertValue(out, load_urep(et, B.CreateConstGEP1_64(B.getInt8Ty(), ptr, off), align_hint), i);
+    });
+    return out;
+  }
+  switch (static_cast<spv::Op>(ti.op)) {
+    case spv::Op::OpTypeBool:
+      return B.CreateICmpNE(B.CreateLoad(B.getInt8Ty(), ptr), B.getInt8(0));
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+    case spv::Op::OpTypePointer: {
+      MemLayout l = layout(t);
+      llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      return B.CreateAlignedLoad(scalar_type(t), ptr, align);
+    }
+    default:
+      fail("loads of type id " + std::to_string(t) + " are not supported");
+  }
+}
+
+void Lowerer::store_urep(Id t, llvm::Value* ptr, llvm::Value* v, uint32_t align_hint) {
+  const TypeInfo& ti = type(t);
+  if (is_composite(ti)) {
+    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+      store_urep(et, B.CreateConstGEP1_64(B.getInt8Ty(), ptr, off), B.CreateExtractValue(v, i), align_hint);
+    });
+    return;
+  }
+  switch (static_cast<spv::Op>(ti.op)) {
+    case spv::Op::OpTypeBool:
+      B.CreateStore(B.CreateZExt(v, B.getInt8Ty()), ptr);
+      return;
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+    case spv::Op::OpTypePointer: {
+      MemLayout l = layout(t);
+      llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      B.CreateAlignedStore(v, ptr, align);
       return;
     }
     default:
@@ -215,12 +288,49 @@ uint32_t aligned_operand(const std::vector<uint32_t>& o, size_t first) {
   uint32_t bits = o[first];
   if (bits & uint32_t(spv::MemoryAccessMask::Aligned)) {
     size_t k = first + 1;
-    if (bits & uint32_t(spv::MemoryAccessMask::Volatile)) {}  // no operand
     return o.size() > k ? o[k] : 0;
   }
   return 0;
 }
 }  // namespace
+
+Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
+  if (F.rep_ptrs.count(pointer) || rep_globals.count(pointer)) {
+    llvm::Type* rt = lane_rep_type(result_type);
+    return {B.CreateLoad(rt, value_v(pointer).v), false};
+  }
+  Val p = value_v(pointer);
+  if (p.uniform) return {load_urep(result_type, p.v, align_hint), true};
+  return {load_rep(result_type, p.v, mask, align_hint), false};
+}
+
+void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t align_hint) {
+  if (F.rep_ptrs.count(pointer) || rep_globals.count(pointer)) {
+    // Lanes not running this store keep their own contents.
+    llvm::Value* p = value_v(pointer).v;
+    llvm::Type* rt = lane_rep_type(value_type);
+    llvm::Value* old = B.CreateLoad(rt, p);
+    B.CreateStore(select_rep(mask, value(value_id), old), p);
+    return;
+  }
+  Val p = value_v(pointer);
+  if (!p.uniform) {
+    store_rep(value_type, p.v, value(value_id), mask, align_hint);
+    return;
+  }
+  // One address for every lane: one store. When the lanes' values differ, one of them
+  // lands (SPIR-V orders nothing between the invocations); the last active lane's, as a
+  // scatter would leave it.
+  Val v = value_v(value_id);
+  llvm::Value* u = v.v;
+  if (!v.uniform) {
+    llvm::Value* bits = B.CreateBitCast(mask, B.getIntNTy(N));
+    llvm::Value* last = B.CreateSub(B.getIntN(N, N - 1), B.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, bits, B.getTrue()));
+    llvm::Value* lane = B.CreateZExtOrTrunc(last, B.getInt32Ty());
+    u = map_leaves(v.v, [&](llvm::Value* x) { return B.CreateExtractElement(x, lane); });
+  }
+  store_urep(value_type, p.v, u, align_hint);
+}
 
 bool Lowerer::lower_memory_op(const Instruction& in) {
   const auto& o = in.operands;
@@ -229,122 +339,51 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       uint32_t sc = o.at(0);
       if (sc != uint32_t(spv::StorageClass::Function)) fail("local variable outside Function storage", &in);
       Id pointee = type(in.result_type).elem;
-      if (auto it = F.promoted.find(in.result); it != F.promoted.end()) {
+      if (is_uniform(in.result)) {
+        // Rep layout (lowerer.h): one lane vector per scalar, reached by uniform indices.
+        llvm::AllocaInst* mem = entry_alloca(lane_rep_type(pointee));
         if (o.size() > 1) {
-          llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
-          B.CreateStore(select_rep(mask, value(o[1]), old), it->second);
+          llvm::Value* init = value(o[1]);
+          llvm::IRBuilder<> eb(mem->getNextNode());
+          eb.CreateStore(init, mem);
         }
+        F.rep_ptrs.insert(in.result);
+        define_v(in.result, {mem, true});
         return true;
       }
       MemLayout l = layout(pointee);
       uint64_t lane_size = std::max<uint64_t>((l.size + 15) / 16 * 16, 16);
       llvm::AllocaInst* mem = entry_alloca(B.getInt8Ty(), lane_size * N, 64);
-      llvm::Value* offs = B.CreateMul(B.CreateZExt(lane_index(), lanes(B.getInt64Ty())), splat(B.getInt64(lane_size)));
-      llvm::Value* ptrs = offset_ptrs(splat(mem), offs);
+      llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
+      llvm::Value* offs = B.CreateMul(B.CreateZExt(lane_index(), i64v), B.CreateVectorSplat(N, B.getInt64(lane_size)));
+      llvm::Value* ptrs = B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, mem), offs);
       if (o.size() > 1) store_rep(pointee, ptrs, value(o[1]), mask, 0);
-      define(in.result, ptrs);
+      define_v(in.result, {ptrs, false});
       return true;
     }
     case spv::Op::OpAccessChain:
     case spv::Op::OpInBoundsAccessChain:
     case spv::Op::OpPtrAccessChain:
-    case spv::Op::OpInBoundsPtrAccessChain: {
-      bool ptr_chain = in.opcode == uint16_t(spv::Op::OpPtrAccessChain) ||
-                       in.opcode == uint16_t(spv::Op::OpInBoundsPtrAccessChain);
-      Id base_id = o.at(0);
-      size_t first_index = 1;
-      llvm::Value* ptrs = nullptr;
-      Id cur;
-      const Instruction* g = m.global(base_id);
-      if (g && g->opcode == uint16_t(spv::Op::OpVariable) && !global_vars.count(base_id) &&
-          (g->operands.at(0) == uint32_t(spv::StorageClass::StorageBuffer) ||
-           g->operands.at(0) == uint32_t(spv::StorageClass::Uniform))) {
-        Id pointee = type(g->result_type).elem;
-        auto pop = static_cast<spv::Op>(type(pointee).op);
-        if (pop == spv::Op::OpTypeArray || pop == spv::Op::OpTypeRuntimeArray) {
-          // Descriptor array: the first index picks the descriptor.
-          if (o.size() < 2) fail("access chain into a descriptor array without an index", &in);
-          ptrs = descriptor_field(*g, value(o[1]), false);
-          cur = type(pointee).elem;
-          first_index = 2;
-        } else {
-          ptrs = buffer_variable_pointer(*g);
-          cur = pointee;
-        }
-      } else {
-        ptrs = value(base_id);
-        Id base_type = type_of(base_id);
-        cur = type(base_type).elem;
-        if (ptr_chain) {
-          // Element index over the pointer: ArrayStride of the pointer type.
-          const Decoration* d = nullptr;
-          uint64_t stride = m.has_decoration(base_type, uint32_t(spv::Decoration::ArrayStride), &d) && !d->args.empty()
-                                ? d->args[0] : layout(cur).size;
-          llvm::Value* idx = index_to_i64(value(o.at(1)));
-          ptrs = offset_ptrs(ptrs, B.CreateMul(idx, splat(B.getInt64(stride))));
-          first_index = 2;
-        }
-      }
-      uint64_t const_off = 0;
-      llvm::Value* dyn_off = nullptr;
-      for (size_t k = first_index; k < o.size(); ++k) {
-        const TypeInfo& t = type(cur);
-        auto top = static_cast<spv::Op>(t.op);
-        if (top == spv::Op::OpTypeStruct) {
-          uint64_t member = constant_u64(o[k]);
-          if (member >= t.members.size()) fail("struct member index out of range", &in);
-          const_off += member_offset(cur, uint32_t(member));
-          cur = t.members[member];
-          continue;
-        }
-        uint64_t stride;
-        if (top == spv::Op::OpTypeArray || top == spv::Op::OpTypeRuntimeArray) stride = array_stride(cur);
-        else if (top == spv::Op::OpTypeVector || top == spv::Op::OpTypeMatrix) stride = layout(t.elem).size;
-        else fail("access chain indexes into a non-composite", &in);
-        cur = t.elem;
-        if (is_constant(o[k])) {
-          const_off += constant_u64(o[k]) * stride;
-        } else {
-          llvm::Value* d = B.CreateMul(index_to_i64(value(o[k])), splat(B.getInt64(stride)));
-          dyn_off = dyn_off ? B.CreateAdd(dyn_off, d) : d;
-        }
-      }
-      if (dyn_off) ptrs = offset_ptrs(ptrs, dyn_off);
-      define(in.result, offset_ptrs(ptrs, const_off));
+    case spv::Op::OpInBoundsPtrAccessChain:
+      lower_access_chain(in);
       return true;
-    }
     case spv::Op::OpLoad: {
-      if (auto it = F.forwarded.find(o.at(0)); it != F.forwarded.end()) {
-        define(in.result, value(it->second));
-        return true;
-      }
-      if (auto it = F.promoted.find(o.at(0)); it != F.promoted.end()) {
-        define(in.result, B.CreateLoad(it->second->getAllocatedType(), it->second));
-        return true;
-      }
       if (llvm::Value* direct = direct_builtin_load(o.at(0), in.result_type)) {
-        define(in.result, direct);
+        define_v(in.result, {direct, false});
         return true;
       }
-      define(in.result, load_rep(in.result_type, value(o.at(0)), mask, aligned_operand(o, 1)));
+      define_v(in.result, load_through(o.at(0), in.result_type, aligned_operand(o, 1)));
       return true;
     }
     case spv::Op::OpStore: {
       Id ptr = o.at(0);
-      if (auto it = F.promoted.find(ptr); it != F.promoted.end()) {
-        // Inactive lanes keep their own values.
-        llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
-        B.CreateStore(select_rep(mask, value(o.at(1)), old), it->second);
-        return true;
-      }
-      Id ptr_type = type_of(ptr);
-      store_rep(type(ptr_type).elem, value(ptr), value(o.at(1)), mask, aligned_operand(o, 2));
+      store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2));
       return true;
     }
     case spv::Op::OpArrayLength: {
       // Length of the runtime array member of a buffer block: (range - offset) / stride.
       const Instruction* var = m.global(o.at(0));
-      llvm::Value* range = nullptr;
+      Val range;
       Id block_type = 0;
       if (var && var->opcode == uint16_t(spv::Op::OpVariable)) {
         range = descriptor_field(*var, nullptr, true);
@@ -356,27 +395,44 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
               d.operands.size() == 2) {
             const Instruction* arr = m.global(d.operands[0]);
             if (arr && arr->opcode == uint16_t(spv::Op::OpVariable)) {
-              range = descriptor_field(*arr, value(d.operands[1]), true);
+              Val idx = value_v(d.operands[1]);
+              range = descriptor_field(*arr, &idx, true);
               block_type = type(d.result_type).elem;
             }
           }
       }
-      if (!range) fail("OpArrayLength of a pointer that is not a buffer block variable", &in);
+      if (!range.v) fail("OpArrayLength of a pointer that is not a buffer block variable", &in);
       uint32_t member = o.at(1);
       const TypeInfo& bt = type(block_type);
       if (member >= bt.members.size()) fail("OpArrayLength member out of range", &in);
       uint64_t off = member_offset(block_type, member);
       uint64_t stride = array_stride(bt.members[member]);
-      llvm::Value* avail = B.CreateSub(range, splat(B.getInt64(off)));
-      avail = B.CreateSelect(B.CreateICmpUGT(range, splat(B.getInt64(off))), avail, splat(B.getInt64(0)));
-      define(in.result, B.CreateTrunc(B.CreateUDiv(avail, splat(B.getInt64(stride))), lanes(B.getInt32Ty())));
+      auto k64 = [&](uint64_t v) -> llvm::Value* {
+        return range.uniform ? B.getInt64(v) : B.CreateVectorSplat(N, B.getInt64(v));
+      };
+      llvm::Value* avail = B.CreateSub(range.v, k64(off));
+      avail = B.CreateSelect(B.CreateICmpUGT(range.v, k64(off)), avail, k64(0));
+      llvm::Value* len = B.CreateUDiv(avail, k64(stride));
+      define_v(in.result, {B.CreateTrunc(len, range.uniform ? static_cast<llvm::Type*>(B.getInt32Ty())
+                                                            : llvm::FixedVectorType::get(B.getInt32Ty(), N)),
+                           range.uniform});
       return true;
     }
     case spv::Op::OpCopyMemory: {
       Id dst = o.at(0), src = o.at(1);
       auto pointee_of = [&](Id p) { return type(type_of(p)).elem; };
-      Id t = pointee_of(src);
-      store_rep(pointee_of(dst), value(dst), load_rep(t, value(src), mask, 0), mask, 0);
+      // A load, then a store as OpStore would do it, of a value that has no id.
+      Val v = load_through(src, pointee_of(src), 0);
+      llvm::Value* lanes_v = v.uniform ? to_lanes(v.v) : v.v;
+      if (F.rep_ptrs.count(dst) || rep_globals.count(dst)) {
+        llvm::Value* p = value_v(dst).v;
+        llvm::Value* old = B.CreateLoad(lane_rep_type(pointee_of(dst)), p);
+        B.CreateStore(select_rep(mask, lanes_v, old), p);
+      } else {
+        Val p = value_v(dst);
+        if (p.uniform && v.uniform) store_urep(pointee_of(dst), p.v, v.v, 0);
+        else store_rep(pointee_of(dst), p.uniform ? B.CreateVectorSplat(N, p.v) : p.v, lanes_v, mask, 0);
+      }
       return true;
     }
     case spv::Op::OpConvertUToPtr:
@@ -388,6 +444,109 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     default:
       return false;
   }
+}
+
+void Lowerer::lower_access_chain(const Instruction& in) {
+  const auto& o = in.operands;
+  bool ptr_chain = in.opcode == uint16_t(spv::Op::OpPtrAccessChain) ||
+                   in.opcode == uint16_t(spv::Op::OpInBoundsPtrAccessChain);
+  Id base_id = o.at(0);
+  if (F.rep_ptrs.count(base_id) || rep_globals.count(base_id)) {
+    // Into a rep-layout variable: a GEP over the rep type with the (uniform) indices.
+    if (ptr_chain) fail("OpPtrAccessChain into a Function or Private variable", &in);
+    Id cur = type(type_of(base_id)).elem;
+    std::vector<llvm::Value*> idx{B.getInt32(0)};
+    for (size_t k = 1; k < o.size(); ++k) {
+      const TypeInfo& t = type(cur);
+      if (t.op == uint16_t(spv::Op::OpTypeStruct)) {
+        uint64_t member = constant_u64(o[k]);
+        if (member >= t.members.size()) fail("struct member index out of range", &in);
+        idx.push_back(B.getInt32(uint32_t(member)));
+        cur = t.members[member];
+        continue;
+      }
+      if (!is_composite(t)) fail("access chain indexes into a non-composite", &in);
+      Val iv = value_v(o[k]);
+      llvm::Value* i = iv.uniform ? iv.v : to_uniform(iv.v);
+      // An index past the end is undefined behaviour; clamp it so it stays in the variable.
+      uint32_t n = t.count ? t.count : 1;
+      i = B.CreateZExtOrTrunc(i, B.getInt64Ty());
+      i = B.CreateSelect(B.CreateICmpULT(i, B.getInt64(n)), i, B.getInt64(n - 1));
+      idx.push_back(i);
+      cur = t.elem;
+    }
+    llvm::Value* base = value_v(base_id).v;
+    F.rep_ptrs.insert(in.result);
+    define_v(in.result, {B.CreateGEP(lane_rep_type(type(type_of(base_id)).elem), base, idx), true});
+    return;
+  }
+
+  size_t first_index = 1;
+  Val ptrs;
+  Id cur;
+  const Instruction* g = m.global(base_id);
+  if (g && g->opcode == uint16_t(spv::Op::OpVariable) && !global_vars.count(base_id) &&
+      (g->operands.at(0) == uint32_t(spv::StorageClass::StorageBuffer) ||
+       g->operands.at(0) == uint32_t(spv::StorageClass::Uniform))) {
+    Id pointee = type(g->result_type).elem;
+    auto pop = static_cast<spv::Op>(type(pointee).op);
+    if (pop == spv::Op::OpTypeArray || pop == spv::Op::OpTypeRuntimeArray) {
+      // Descriptor array: the first index picks the descriptor.
+      if (o.size() < 2) fail("access chain into a descriptor array without an index", &in);
+      Val idx = value_v(o[1]);
+      ptrs = descriptor_field(*g, &idx, false);
+      cur = type(pointee).elem;
+      first_index = 2;
+    } else {
+      ptrs = {buffer_variable_pointer(*g), true};
+      cur = pointee;
+    }
+  } else {
+    ptrs = value_v(base_id);
+    Id base_type = type_of(base_id);
+    cur = type(base_type).elem;
+    if (ptr_chain) {
+      // Element index over the pointer: ArrayStride of the pointer type.
+      const Decoration* d = nullptr;
+      uint64_t stride = m.has_decoration(base_type, uint32_t(spv::Decoration::ArrayStride), &d) && !d->args.empty()
+                            ? d->args[0] : layout(cur).size;
+      add_offset(ptrs, value_v(o.at(1)), stride);
+      first_index = 2;
+    }
+  }
+  uint64_t const_off = 0;
+  for (size_t k = first_index; k < o.size(); ++k) {
+    const TypeInfo& t = type(cur);
+    auto top = static_cast<spv::Op>(t.op);
+    if (top == spv::Op::OpTypeStruct) {
+      uint64_t member = constant_u64(o[k]);
+      if (member >= t.members.size()) fail("struct member index out of range", &in);
+      const_off += member_offset(cur, uint32_t(member));
+      cur = t.members[member];
+      continue;
+    }
+    uint64_t stride;
+    if (top == spv::Op::OpTypeArray || top == spv::Op::OpTypeRuntimeArray) stride = array_stride(cur);
+    else if (top == spv::Op::OpTypeVector || top == spv::Op::OpTypeMatrix) stride = layout(t.elem).size;
+    else fail("access chain indexes into a non-composite", &in);
+    cur = t.elem;
+    if (is_constant(o[k])) const_off += constant_u64(o[k]) * stride;
+    else add_offset(ptrs, value_v(o[k]), stride);
+  }
+  if (const_off) ptrs.v = B.CreateGEP(B.getInt8Ty(), ptrs.v, B.getInt64(const_off));
+  define_v(in.result, ptrs);
+}
+
+// ptrs += index * stride, staying scalar while both are uniform.
+void Lowerer::add_offset(Val& ptrs, Val index, uint64_t stride) {
+  if (ptrs.uniform && index.uniform) {
+    llvm::Value* i = index_to_i64(index.v);
+    ptrs.v = B.CreateGEP(B.getInt8Ty(), ptrs.v, B.CreateMul(i, B.getInt64(stride)));
+    return;
+  }
+  llvm::Value* p = ptrs.uniform ? B.CreateVectorSplat(N, ptrs.v) : ptrs.v;
+  llvm::Value* i = index.uniform ? B.CreateVectorSplat(N, index_to_i64(index.v)) : index_to_i64(index.v);
+  ptrs = {B.CreateGEP(B.getInt8Ty(), p, B.CreateMul(i, B.CreateVectorSplat(N, B.getInt64(stride)))), false};
 }
 
 }  // namespace coopvk::jit

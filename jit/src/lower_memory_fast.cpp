@@ -81,6 +81,16 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       // which needs indices near 2^31: beyond maxStorageBufferRange.
       return Affine{base, x->stride};
     }
+    case llvm::Instruction::ExtractValue: {
+      // A component of a composite this lowering just built (a built-in's uvec3, say).
+      auto* ev = llvm::cast<llvm::ExtractValueInst>(inst);
+      llvm::Value* agg = ev->getAggregateOperand();
+      while (auto* iv = llvm::dyn_cast<llvm::InsertValueInst>(agg)) {
+        if (iv->getIndices() == ev->getIndices()) return affine(iv->getInsertedValueOperand(), depth + 1);
+        agg = iv->getAggregateOperand();
+      }
+      return std::nullopt;
+    }
     case llvm::Instruction::GetElementPtr: {
       auto* gep = llvm::cast<llvm::GetElementPtrInst>(inst);
       if (gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8)) return std::nullopt;

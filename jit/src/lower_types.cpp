@@ -140,40 +140,52 @@ llvm::Type* Lowerer::scalar_type(Id id) const {
   }
 }
 
-llvm::VectorType* Lowerer::lanes(llvm::Type* scalar) const {
-  return llvm::FixedVectorType::get(scalar, N);
+llvm::Type* Lowerer::lanes(llvm::Type* scalar) const {
+  return scalar_mode ? scalar : llvm::FixedVectorType::get(scalar, N);
 }
 
-llvm::Type* Lowerer::rep_type(Id id) {
-  if (auto it = rep_cache_.find(id); it != rep_cache_.end()) return it->second;
-  const TypeInfo& t = type(id);
-  llvm::Type* r = nullptr;
+llvm::Type* Lowerer::rep_type(Id id) { return scalar_mode ? urep_type(id) : lane_rep_type(id); }
+
+namespace {
+// The rep structure of a type, with `leaf` giving the leaf of a scalar or pointer type.
+template <typename Leaf, typename Self>
+llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
+  const TypeInfo& t = L.type(id);
   switch (static_cast<spv::Op>(t.op)) {
     case spv::Op::OpTypeBool:
     case spv::Op::OpTypeInt:
     case spv::Op::OpTypeFloat:
     case spv::Op::OpTypePointer:
-      r = lanes(scalar_type(id));
-      break;
+      return leaf(L.scalar_type(id));
     case spv::Op::OpTypeVector:
     case spv::Op::OpTypeMatrix:
     case spv::Op::OpTypeArray:
-      r = llvm::ArrayType::get(rep_type(t.elem), t.count);
-      break;
+      return llvm::ArrayType::get(self(t.elem), t.count);
     case spv::Op::OpTypeStruct: {
       std::vector<llvm::Type*> members;
-      for (Id mem : t.members) members.push_back(rep_type(mem));
-      r = llvm::StructType::get(C, members);
-      break;
+      for (Id mem : t.members) members.push_back(self(mem));
+      return llvm::StructType::get(L.C, members);
     }
     case spv::Op::OpTypeVoid:
-      r = llvm::Type::getVoidTy(C);
-      break;
+      return llvm::Type::getVoidTy(L.C);
     default:
-      fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) +
-           ") are not supported");
+      L.fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) + ") are not supported");
   }
+}
+}  // namespace
+
+llvm::Type* Lowerer::lane_rep_type(Id id) {
+  if (auto it = rep_cache_.find(id); it != rep_cache_.end()) return it->second;
+  llvm::Type* r = rep_of(*this, id, [&](llvm::Type* s) -> llvm::Type* { return llvm::FixedVectorType::get(s, N); },
+                         [&](Id e) { return lane_rep_type(e); });
   rep_cache_[id] = r;
+  return r;
+}
+
+llvm::Type* Lowerer::urep_type(Id id) {
+  if (auto it = urep_cache_.find(id); it != urep_cache_.end()) return it->second;
+  llvm::Type* r = rep_of(*this, id, [](llvm::Type* s) { return s; }, [&](Id e) { return urep_type(e); });
+  urep_cache_[id] = r;
   return r;
 }
 
@@ -275,7 +287,8 @@ uint64_t Lowerer::constant_u64(Id id) {
 }
 
 llvm::Value* Lowerer::constant(Id id) {
-  if (auto it = const_cache_.find(id); it != const_cache_.end()) return it->second;
+  auto& cache = scalar_mode ? uconst_cache_ : const_cache_;
+  if (auto it = cache.find(id); it != cache.end()) return it->second;
   const Instruction* g = m.global(id);
   if (!g) fail("id " + std::to_string(id) + " is not a module-scope constant");
   auto op = static_cast<spv::Op>(g->opcode);
@@ -294,8 +307,8 @@ llvm::Value* Lowerer::constant(Id id) {
         std::memcpy(&b, spec->data(), std::min<size_t>(4, spec->size()));
         v = b != 0;
       }
-      r = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N),
-                                         llvm::ConstantInt::get(llvm::Type::getInt1Ty(C), v));
+      llvm::Constant* c = llvm::ConstantInt::get(llvm::Type::getInt1Ty(C), v);
+      r = scalar_mode ? c : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N), c);
       break;
     }
     case spv::Op::OpConstant:
@@ -317,7 +330,7 @@ llvm::Value* Lowerer::constant(Id id) {
       } else {
         c = llvm::ConstantInt::get(st, llvm::APInt(t.width, bits));
       }
-      r = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N), c);
+      r = scalar_mode ? c : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N), c);
       break;
     }
     case spv::Op::OpConstantComposite:
@@ -352,22 +365,24 @@ llvm::Value* Lowerer::constant(Id id) {
       in.offset = g->offset;
       check_types(in);
       // The operands are constants, so the IRBuilder folds the result to a constant.
-      if (!lower_arith(in) && !lower_composite(in) && !lower_conversion(in))
-        fail("OpSpecConstantOp with opcode " + std::string(spv_op_name(in.opcode)) + " is not supported", g);
-      r = F.values.at(id);
+      raw_define = true;
+      bool ok = lower_arith(in) || lower_composite(in) || lower_conversion(in);
+      raw_define = false;
+      if (!ok) fail("OpSpecConstantOp with opcode " + std::string(spv_op_name(in.opcode)) + " is not supported", g);
+      r = F.values.at(id).v;
       F.values.erase(id);
       break;
     }
     default:
       fail("id " + std::to_string(id) + " is not a constant", g);
   }
-  const_cache_[id] = r;
+  cache[id] = r;
   return r;
 }
 
 // ---- values -----------------------------------------------------------------------------
 
-llvm::Value* Lowerer::splat(llvm::Value* scalar) { return B.CreateVectorSplat(N, scalar); }
+llvm::Value* Lowerer::splat(llvm::Value* scalar) { return scalar_mode ? scalar : B.CreateVectorSplat(N, scalar); }
 
 llvm::Value* Lowerer::lane_index() {
   std::vector<llvm::Constant*> idx;
@@ -386,7 +401,7 @@ llvm::Value* Lowerer::zero_rep(Id t) { return llvm::Constant::getNullValue(rep_t
 
 llvm::Value* Lowerer::map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f) {
   llvm::Type* t = a->getType();
-  if (t->isVectorTy()) return f(a);
+  if (is_leaf(t)) return f(a);
   unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
   llvm::Value* out = nullptr;
   std::vector<llvm::Value*> parts;
@@ -404,7 +419,7 @@ llvm::Value* Lowerer::map_leaves(llvm::Value* a, const std::function<llvm::Value
 llvm::Value* Lowerer::map_leaves2(llvm::Value* a, llvm::Value* b,
                                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& f) {
   llvm::Type* t = a->getType();
-  if (t->isVectorTy()) return f(a, b);
+  if (is_leaf(t)) return f(a, b);
   unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
   std::vector<llvm::Value*> parts;
   for (unsigned i = 0; i < n; ++i)
@@ -422,7 +437,7 @@ llvm::Value* Lowerer::map_leaves3(
     llvm::Value* a, llvm::Value* b, llvm::Value* c,
     const std::function<llvm::Value*(llvm::Value*, llvm::Value*, llvm::Value*)>& f) {
   llvm::Type* t = a->getType();
-  if (t->isVectorTy()) return f(a, b, c);
+  if (is_leaf(t)) return f(a, b, c);
   unsigned n = t->isArrayTy() ? t->getArrayNumElements() : t->getStructNumElements();
   std::vector<llvm::Value*> parts;
   for (unsigned i = 0; i < n; ++i)

@@ -1,25 +1,35 @@
 // SPIR-V -> LLVM IR for one compute entry point, in the subgroup-as-SIMD model of
 // DESIGN.md: one LLVM function runs one subgroup; each SPIR-V value of an invocation is
-// one lane of an LLVM vector (structure of arrays).
+// one lane of an LLVM vector (structure of arrays), unless the uniformity analysis
+// (uniformity.h) proves it the same in every lane: then it is one scalar.
 //
-// Representations ("reps") of SPIR-V values:
-//   scalar T          <N x T>            (bool: <N x i1>)
-//   vector of M       [M x <N x T>]
-//   matrix / array    [K x rep(element)]
-//   struct            { rep(member)... }
-//   pointer           <N x ptr>          one address per lane
+// Representations ("reps") of SPIR-V values, per lane / uniform ("urep"):
+//   scalar T          <N x T>            T          (bool: <N x i1> / i1)
+//   vector of M       [M x <N x T>]      [M x T]
+//   matrix / array    [K x rep(element)] [K x urep(element)]
+//   struct            { rep(member)... } { urep(member)... }
+//   pointer           <N x ptr>          ptr        (one address per lane / one for all)
+// A uniform value is splatted only where a per-lane operation consumes it
+// (lower_values.cpp). Instructions whose result is uniform are emitted in "scalar mode":
+// the same code as the per-lane case, with lanes() and splat() returning scalars.
+//
 // Memory is byte-addressed with the SPIR-V layout of the storage class (explicit Offset/
-// ArrayStride decorations for buffers, natural C layout otherwise), and every scalar
-// access is a masked gather/scatter over the lane addresses, so Function, Private,
-// Workgroup, StorageBuffer, Uniform, PushConstant and PhysicalStorageBuffer memory are
-// one mechanism. Function/Private variables give each lane its own copy.
+// ArrayStride decorations for buffers, natural C layout otherwise). An access through a
+// uniform pointer is one scalar load or store; through per-lane pointers it is a vector
+// access when the addresses are consecutive (known statically or checked at run time)
+// and a masked gather/scatter otherwise. Function and Private variables whose accesses
+// all use uniform indices are kept "in rep layout": an alloca of the variable's rep, so
+// a uniform pointer into it reaches one lane vector and LLVM promotes it to registers;
+// the others give each lane its own copy in memory.
 //
-// Control flow (lower_control_flow.cpp): blocks run in a reverse post-order of the CFG
-// in which every construct precedes its merge block; each block has an execution mask,
-// runs only when some lane is active, and hands its lanes to its successors. A back edge
-// jumps back to the loop header while any lane took it. Values used outside their block
-// live in per-function slots updated under the mask, so lanes that left a loop early
-// keep their own values.
+// Control flow (lower_control_flow.cpp): blocks are emitted in the structured order of
+// cfg.h. Branches the analysis proves uniform, and loops all of whose exits are uniform,
+// become plain LLVM branches and loops; divergent constructs run their blocks under
+// execution masks (a block runs when some lane is waiting for it and hands its lanes to
+// its successors; a back edge jumps back to the header while any lane took it). Values
+// used outside their block live in per-function slots; only values defined in a
+// divergent loop and used after it are stored under the mask, so lanes that left the
+// loop early keep their own values.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -33,10 +43,13 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "cfg.h"
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_module.h"
+#include "uniformity.h"
 
 namespace coopvk::jit {
 
@@ -61,6 +74,12 @@ struct TypeInfo {
 struct MemLayout {
   uint64_t size = 0;
   uint32_t align = 1;
+};
+
+// A lowered value and which of the two reps it is in.
+struct Val {
+  llvm::Value* v = nullptr;
+  bool uniform = false;
 };
 
 class Lowerer {
@@ -89,8 +108,13 @@ class Lowerer {
   // Types
   const TypeInfo& type(Id id) const;
   llvm::Type* scalar_type(Id id) const;    // the LLVM scalar of a scalar SPIR-V type
-  llvm::Type* rep_type(Id id);              // rep of a value of this type
-  llvm::VectorType* lanes(llvm::Type* scalar) const;
+  llvm::Type* rep_type(Id id);              // rep of a value of this type (urep in scalar mode)
+  llvm::Type* lane_rep_type(Id id);         // always the per-lane rep
+  llvm::Type* urep_type(Id id);             // always the uniform rep
+  llvm::Type* lanes(llvm::Type* scalar) const;  // <N x scalar>; the scalar itself in scalar mode
+  // A leaf of a rep: what map_leaves applies its function to (anything but an array or
+  // struct: a lane vector, or a scalar in a urep).
+  static bool is_leaf(llvm::Type* t) { return !t->isArrayTy() && !t->isStructTy(); }
   bool is_scalar(Id t) const;
   Id scalar_of(Id t) const;                 // the scalar type of a scalar or vector type
   MemLayout layout(Id type) const;          // size/alignment in memory
@@ -98,15 +122,24 @@ class Lowerer {
   uint64_t array_stride(Id array_type) const;
   uint64_t matrix_stride(Id struct_type, uint32_t member) const;
 
-  // Constants (module scope): rep of a constant id, built once.
+  // Constants (module scope): rep of a constant id, built once per mode.
   llvm::Value* constant(Id id);
   bool is_constant(Id id) const;
   uint64_t constant_u64(Id id);  // a scalar integer constant (for literal-like operands)
 
-  // Values
-  llvm::Value* value(Id id);  // rep of an id in the current block
+  // Values (lower_values.cpp)
+  // The id in the current block: its urep in scalar mode, else its per-lane rep (a
+  // uniform value is splatted, once per block).
+  llvm::Value* value(Id id);
+  Val value_v(Id id);         // as it is, uniform or per-lane
+  // Records a result computed in the current mode; it is converted to what the analysis
+  // says the id is, so every later use sees one consistent rep.
   void define(Id id, llvm::Value* v);
-  llvm::Value* splat(llvm::Value* scalar);
+  void define_v(Id id, Val v);
+  bool is_uniform(Id id) const;  // per the analysis (constants and globals: yes)
+  llvm::Value* to_lanes(llvm::Value* urep);       // splat every leaf
+  llvm::Value* to_uniform(llvm::Value* lane_rep);  // every leaf at the first active lane
+  llvm::Value* splat(llvm::Value* scalar);  // the scalar itself in scalar mode
   llvm::Value* lane_index();  // <N x i32> 0..N-1
   llvm::Value* any(llvm::Value* mask);
   llvm::Value* first_active_lane(llvm::Value* mask);  // i32 index of the lowest set lane
@@ -119,16 +152,25 @@ class Lowerer {
                            const std::function<llvm::Value*(llvm::Value*, llvm::Value*, llvm::Value*)>& f);
   llvm::Value* select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value* f);  // cond <N x i1>
 
-  // Memory (lower_memory.cpp)
+  // Memory (lower_memory.cpp). *_rep: per-lane pointers and values; *_urep: one
+  // address, one value; *_through: an OpLoad / OpStore's pointer id, whatever it is.
   llvm::Value* load_rep(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   void store_rep(Id type, llvm::Value* ptrs, llvm::Value* v, llvm::Value* mask, uint32_t align_hint);
+  llvm::Value* load_urep(Id type, llvm::Value* ptr, uint32_t align_hint);
+  void store_urep(Id type, llvm::Value* ptr, llvm::Value* v, uint32_t align_hint);
+  Val load_through(Id pointer, Id result_type, uint32_t align_hint);
+  void store_through(Id pointer, Id value_type, Id value_id, uint32_t align_hint);
+  void lower_access_chain(const Instruction& in);
+  uint64_t rep_size_bound(Id type);  // bytes that hold a lane rep of the type in memory
+  void add_offset(Val& ptrs, Val index, uint64_t stride);
   bool lower_memory_op(const Instruction& in);
   llvm::Value* offset_ptrs(llvm::Value* ptrs, llvm::Value* byte_offsets);  // <N x i64>
   llvm::Value* offset_ptrs(llvm::Value* ptrs, uint64_t byte_offset);
   // Pointer rep of a StorageBuffer/Uniform/PushConstant variable (not a descriptor array).
   llvm::Value* buffer_variable_pointer(const Instruction& var);
-  // The descriptor (base, range) of a buffer variable; idx selects in a descriptor array.
-  llvm::Value* descriptor_field(const Instruction& var, llvm::Value* idx, bool range);
+  // The descriptor's base or range of a buffer variable; idx selects in a descriptor
+  // array (null: not an array). Uniform unless the index is divergent.
+  Val descriptor_field(const Instruction& var, const Val* idx, bool range);
   llvm::Value* index_to_i64(llvm::Value* idx_rep);
   // Lane-affine form of a vector value built by this lowering: lane l holds
   // base + l * stride (base a scalar int or pointer). Lets loads and stores of
@@ -169,26 +211,36 @@ class Lowerer {
     llvm::Function* llvm_fn = nullptr;
     llvm::Value* ctx = nullptr;        // pointer to the KernelCtx struct
     llvm::BasicBlock* entry = nullptr;  // allocas go here
-    std::unordered_map<Id, llvm::Value*> values;  // defined in the current block
-    std::unordered_map<Id, llvm::AllocaInst*> slots;  // values used across blocks
+    const FunctionUniformity* fu = nullptr;  // analysis results and the CFG
+    std::unordered_map<Id, Val> values;  // defined in the current block
+    std::unordered_map<Id, llvm::Value*> splats;  // per-lane copies of uniform values, this block
+    std::unordered_map<Id, llvm::AllocaInst*> slots;  // values used across blocks (rep per is_uniform)
     std::unordered_map<Id, llvm::AllocaInst*> phi_slots;
-    // Function variables used only by whole-variable OpLoad/OpStore live in an alloca of
-    // their rep (registers after LLVM's mem2reg) instead of per-lane memory.
-    std::unordered_map<Id, llvm::AllocaInst*> promoted;
+    std::unordered_map<Id, bool> masked_slot;  // slot stores keep inactive lanes (temporal values)
     // The entry block runs first, exactly once, with every lane the function was called
-    // with, and its code dominates the rest: its values (and locals stored only there)
-    // are used directly elsewhere instead of through slots, which keeps them visible to
-    // the address analysis (lower_memory_fast.cpp).
-    std::unordered_map<Id, llvm::Value*> entry_values;
-    std::unordered_map<Id, Id> forwarded;  // promoted local -> the one value stored in it
+    // with, and its code dominates the rest: its values are used directly elsewhere
+    // instead of through slots, which keeps them visible to the address analysis
+    // (lower_memory_fast.cpp).
+    std::unordered_map<Id, Val> entry_values;
+    // Pointers into rep-layout Function variables (see the header comment).
+    std::unordered_set<Id> rep_ptrs;
     std::unordered_map<Id, uint32_t> block_of;  // result id -> block index
     std::unordered_map<Id, Id> value_types;     // result id -> SPIR-V type (locals, params)
     std::unordered_map<Id, uint32_t> block_index;  // label -> block index
     std::unordered_map<Id, llvm::Value*> params;
     llvm::AllocaInst* ret_slot = nullptr;
     uint32_t current_block = 0;
+    // Control flow (lower_control_flow.cpp), per block unless noted.
+    std::vector<llvm::AllocaInst*> mask_slots;  // lanes waiting to run the block
+    std::vector<uint8_t> direct_only;           // entered by direct branches only: no check
+    std::vector<llvm::BasicBlock*> body_bb;
+    std::vector<llvm::BasicBlock*> check_bb;    // per position; null where direct_only
+    llvm::BasicBlock* exit_bb = nullptr;
   } F;
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
+  bool scalar_mode = false;     // emitting an instruction whose result is uniform
+  bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)
+  const Uniformity* uniformity = nullptr;
 
   llvm::AllocaInst* entry_alloca(llvm::Type* t, uint64_t count = 1, uint32_t align = 16);
 
@@ -203,8 +255,10 @@ class Lowerer {
     uint32_t storage = 0;
     uint64_t offset = 0;  // within the private block (per-lane copies) or shared memory
     uint64_t lane_size = 0;
+    bool rep_layout = false;  // Private, in rep layout at `offset` of the private block
   };
   std::unordered_map<Id, GlobalVar> global_vars;
+  std::unordered_set<Id> rep_globals;  // Private variables in rep layout
   uint64_t private_block_bytes = 0;
 
   std::unordered_map<Id, llvm::Function*> functions;
@@ -214,19 +268,26 @@ class Lowerer {
   void plan_globals();
   void lower_function(const Function& fn, bool is_entry);
   void emit_kernel(Id entry_fn);
-  void emit_block(uint32_t index, const std::vector<uint32_t>& order,
-                  std::vector<llvm::BasicBlock*>& check_bbs, std::vector<llvm::AllocaInst*>& masks,
-                  std::vector<uint32_t>& position);
+  void emit_block(uint32_t position);
   void emit_instruction(const Instruction& in);
-  void emit_terminator(const Instruction& in, std::vector<llvm::AllocaInst*>& masks);
-  void store_phi_inputs(Id from_label, Id to_label, llvm::Value* edge_mask);
-  std::vector<uint32_t> structured_order(const Function& fn) const;
+  static bool scalar_capable(uint16_t opcode);  // may run in scalar mode (lower_module.cpp)
+  void emit_terminator(const Instruction& in);
+  // Control-flow helpers (lower_control_flow.cpp).
+  bool direct_edge(uint32_t from, uint32_t to) const;
+  bool transfers_all_lanes(const Instruction& terminator) const;
+  std::pair<uint32_t, uint32_t> safe_range(uint32_t block) const;
+  void take_edge(uint32_t to);                    // all of `mask` goes to block `to`
+  void send(uint32_t to, llvm::Value* lanes_mask);  // masked hand-over; the linear order runs it
+  void finish_block(const std::vector<uint32_t>& sent_back);  // back-edge checks, then fall through
+  llvm::BasicBlock* next_check(uint32_t position) const;
+  void store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct);
   void materialize_builtins();
   llvm::Value* builtin_value(uint32_t builtin);
 
+  Uniformity uniformity_data_;
   std::unordered_map<Id, TypeInfo> types_;
-  std::unordered_map<Id, llvm::Type*> rep_cache_;
-  std::unordered_map<Id, llvm::Value*> const_cache_;
+  std::unordered_map<Id, llvm::Type*> rep_cache_, urep_cache_;
+  std::unordered_map<Id, llvm::Value*> const_cache_, uconst_cache_;
   std::unordered_map<Id, std::vector<uint8_t>> spec_values_;  // constant id -> bytes
 };
 

@@ -45,4 +45,20 @@ inline bool spv_op_is_constant(uint32_t op) {
   }
 }
 
+inline bool spv_op_is_atomic(uint32_t op) {
+  switch (static_cast<spv::Op>(op)) {
+    case spv::Op::OpAtomicLoad: case spv::Op::OpAtomicStore: case spv::Op::OpAtomicExchange:
+    case spv::Op::OpAtomicCompareExchange: case spv::Op::OpAtomicCompareExchangeWeak:
+    case spv::Op::OpAtomicIIncrement: case spv::Op::OpAtomicIDecrement: case spv::Op::OpAtomicIAdd:
+    case spv::Op::OpAtomicISub: case spv::Op::OpAtomicSMin: case spv::Op::OpAtomicUMin:
+    case spv::Op::OpAtomicSMax: case spv::Op::OpAtomicUMax: case spv::Op::OpAtomicAnd:
+    case spv::Op::OpAtomicOr: case spv::Op::OpAtomicXor: case spv::Op::OpAtomicFlagTestAndSet:
+    case spv::Op::OpAtomicFlagClear: case spv::Op::OpAtomicFAddEXT: case spv::Op::OpAtomicFMinEXT:
+    case spv::Op::OpAtomicFMaxEXT:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace coopvk::jit
