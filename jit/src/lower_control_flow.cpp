@@ -242,6 +242,22 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     }
     F.direct_only[b] = any_pred && all_direct;
   }
+  F.header_mask.assign(g.constructs.size(), nullptr);
+  F.merge_of.assign(nb, -1);
+  for (size_t c = 0; c < g.constructs.size(); ++c) {
+    const Construct& k = g.constructs[c];
+    if (k.loop || !F.fu->construct_divergent[c]) continue;
+    bool escapes = false;
+    for (uint32_t p = k.begin; p < k.end && !escapes; ++p) {
+      uint32_t x = g.order[p];
+      if (g.succ[x].empty()) escapes = true;  // a return, or the end of the lanes
+      for (uint32_t t : g.succ[x])
+        if (t != k.merge && !g.in_construct(t, int32_t(c))) escapes = true;
+    }
+    if (escapes) continue;
+    F.header_mask[c] = entry_alloca(mask_t);
+    F.merge_of[k.merge] = int32_t(c);
+  }
   F.body_bb.assign(nb, nullptr);
   F.check_bb.assign(g.order.size(), nullptr);
   for (uint32_t p = 0; p < g.order.size(); ++p) {
@@ -272,11 +288,13 @@ void Lowerer::emit_block(uint32_t pos) {
     B.CreateCondBr(any(m_in), F.body_bb[index], next_check(pos + 1));
     B.SetInsertPoint(F.body_bb[index]);
     mask = m_in;
+    if (int32_t c = F.merge_of[index]; c >= 0) mask = B.CreateLoad(mask_t, F.header_mask[c]);
     B.CreateStore(llvm::Constant::getNullValue(mask_t), slot);  // consumed
   } else {
     B.SetInsertPoint(F.body_bb[index]);
     mask = B.CreateLoad(mask_t, slot);
   }
+  if (int32_t c = g.header_of[index]; c >= 0 && F.header_mask[c]) B.CreateStore(mask, F.header_mask[c]);
   F.values.clear();
   F.splats.clear();
   F.current_block = index;

@@ -365,9 +365,11 @@ llvm::Value* Lowerer::constant(Id id) {
       in.offset = g->offset;
       check_types(in);
       // The operands are constants, so the IRBuilder folds the result to a constant.
+      // Nested OpSpecConstantOps come through here too: restore, do not reset.
+      bool saved_raw = raw_define;
       raw_define = true;
       bool ok = lower_arith(in) || lower_composite(in) || lower_conversion(in);
-      raw_define = false;
+      raw_define = saved_raw;
       if (!ok) fail("OpSpecConstantOp with opcode " + std::string(spv_op_name(in.opcode)) + " is not supported", g);
       r = F.values.at(id).v;
       F.values.erase(id);

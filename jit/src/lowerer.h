@@ -236,6 +236,10 @@ class Lowerer {
     std::vector<llvm::BasicBlock*> body_bb;
     std::vector<llvm::BasicBlock*> check_bb;    // per position; null where direct_only
     llvm::BasicBlock* exit_bb = nullptr;
+    // Divergent selections no lane leaves early: their merge block runs with exactly the
+    // header's lanes, a value LLVM can see through (the OR of the branches it cannot).
+    std::vector<llvm::AllocaInst*> header_mask;  // per construct, or null
+    std::vector<int32_t> merge_of;               // block -> such a construct it merges, or -1
   } F;
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform

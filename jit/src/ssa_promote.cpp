@@ -175,6 +175,7 @@ class Promoter {
     std::unordered_map<Id, std::vector<Id>> stack;
     for (auto& [var, c] : vars) stack[var].push_back(c.initial ? c.initial : undef_of(c.type));
     std::unordered_map<Id, std::vector<std::pair<Id, Id>>> incoming;  // phi -> (value, label)
+    std::unordered_map<Id, Id> replace;  // load result -> the value it reads
     std::vector<std::vector<uint8_t>> erase(n);
     for (uint32_t b = 0; b < n; ++b) erase[b].assign(fn.blocks[b].body.size(), 0);
     std::function<void(uint32_t)> rename = [&](uint32_t b) {
@@ -189,10 +190,8 @@ class Promoter {
         if (is_op(in, spv::Op::OpVariable) && vars.count(in.result)) {
           erase[b][k] = 1;
         } else if (is_op(in, spv::Op::OpLoad) && vars.count(in.operands.at(0))) {
-          Id v = stack[in.operands[0]].back();
-          in.opcode = uint16_t(spv::Op::OpCopyObject);
-          in.operands = {v};
-          in.id_operands = {0};
+          replace[in.result] = stack[in.operands[0]].back();
+          erase[b][k] = 1;
         } else if (is_op(in, spv::Op::OpStore) && vars.count(in.operands.at(0))) {
           stack[in.operands[0]].push_back(in.operands.at(1));
           pushed.push_back(in.operands[0]);
@@ -211,9 +210,8 @@ class Promoter {
       for (uint32_t k = 0; k < fn.blocks[b].body.size(); ++k) {
         Instruction& in = fn.blocks[b].body[k];
         if (is_op(in, spv::Op::OpLoad) && vars.count(in.operands.at(0))) {
-          in.opcode = uint16_t(spv::Op::OpCopyObject);
-          in.operands = {undef_of(vars[in.operands[0]].type)};
-          in.id_operands = {0};
+          replace[in.result] = undef_of(vars[in.operands[0]].type);
+          erase[b][k] = 1;
         } else if (is_op(in, spv::Op::OpStore) && vars.count(in.operands.at(0))) {
           erase[b][k] = 1;
         }
@@ -244,6 +242,15 @@ class Promoter {
         if (!erase[b][k]) body.push_back(std::move(blk.body[k]));
       blk.body = std::move(body);
     }
+    // Every use of a load now reads the value itself (a value may be another load's
+    // result, so follow the chain; it ends, as each link goes to an earlier definition).
+    auto resolve = [&](Id id) {
+      for (auto it = replace.find(id); it != replace.end(); it = replace.find(id)) id = it->second;
+      return id;
+    };
+    for (Block& blk : fn.blocks)
+      for (Instruction& in : blk.body)
+        for (uint16_t k : in.id_operands) in.operands[k] = resolve(in.operands[k]);
     return uint32_t(vars.size());
   }
 

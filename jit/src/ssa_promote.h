@@ -1,15 +1,17 @@
 // Variables to SSA values, on the SPIR-V module itself (what spirv-opt's mem2reg does):
 // a Function variable (or a Private variable touched only by the entry point) whose
-// every use is a whole-value OpLoad or OpStore becomes OpPhi / OpCopyObject values.
+// every use is a whole-value OpLoad or OpStore becomes SSA values and OpPhi.
 //
 // Why here and not in LLVM: the uniformity analysis (uniformity.h) works on SSA values.
 // glslang without -O keeps every local in a variable, so a loop counter would otherwise
 // be "a load from per-invocation memory" and every loop divergent.
 //
-// Loads become OpCopyObject of the reaching value (so no operand anywhere has to be
-// rewritten), stores and the variables disappear, and OpPhi instructions are added at
-// the iterated dominance frontier of the stores (Cytron et al.). A load that no store
-// reaches reads OpUndef of the type, as the variable's contents are undefined then.
+// Every use of a load reads the reaching stored value instead (Instruction::id_operands
+// says which words to rewrite); loads, stores and the variables disappear, and OpPhi
+// instructions are added at the iterated dominance frontier of the stores (Cytron et
+// al.). A load that no store reaches reads OpUndef of the type, as the variable's
+// contents are undefined then. Values used directly keep what the lowering knows about
+// them (an entry-block value, a lane-affine index) in every block.
 #pragma once
 
 #include "coopvk/jit/spirv_module.h"
