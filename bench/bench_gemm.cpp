@@ -2,9 +2,10 @@
 // matrices) on whatever driver VK_DRIVER_FILES selects. scripts/bench.sh runs it on coopvk
 // and on lavapipe and divides the two `gemm_gflops` lines.
 //
-//   bench_gemm [size=512] [reps=5] [shader=gemm_tiled]
+//   bench_gemm [size=512] [reps=5] [shader=gemm_tiled] [tile=16]
 //     M = N = K = size (any size; edges are zero-filled); shader O/gemm_tiled is the same
-//     GLSL through glslang -O
+//     GLSL through glslang -O; tile: the side of the C tile one workgroup computes
+//     (gemm_tiled: 16, gemm_blocked: 64)
 //
 // The result is checked against a double-precision CPU reference on a sample of entries
 // before anything is timed. Prints the median and best time of `reps` dispatches and one
@@ -18,8 +19,9 @@ int main(int argc, char** argv) {
   const uint32_t n = argc > 1 ? uint32_t(std::atoi(argv[1])) : 512;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::string shader = argc > 3 ? argv[3] : "gemm_tiled";
-  if (n == 0 || reps <= 0) {
-    std::fprintf(stderr, "usage: bench_gemm [size>0] [reps>0]\n");
+  const uint32_t tile = argc > 4 ? uint32_t(std::atoi(argv[4])) : 16;
+  if (n == 0 || reps <= 0 || tile == 0) {
+    std::fprintf(stderr, "usage: bench_gemm [size>0] [reps>0] [shader] [tile>0]\n");
     return 2;
   }
   const uint32_t M = n, N = n, K = n;
@@ -41,7 +43,6 @@ int main(int argc, char** argv) {
   comp.pipeline = comp.create(bench::load_spv(shader));
   comp.bind({&a, &b, &c});
   const uint32_t push[3] = {M, N, K};
-  const uint32_t tile = 16;
   VkCommandBuffer cb = comp.record(ctx, push, sizeof(push), (N + tile - 1) / tile, (M + tile - 1) / tile);
 
   // first run: warm-up and correctness
@@ -73,9 +74,10 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) times.push_back(ctx.submit_and_wait(cb));
   const double flop = 2.0 * M * N * K;
   const double med = bench::median(times), best = bench::minimum(times);
-  std::printf("gemm %ux%ux%u fp32, %s.spv (16x16 shared-memory tiles): %d sampled entries ok; first %.1f ms, "
+  std::printf("gemm %ux%ux%u fp32, %s.spv (%ux%u C tile per workgroup): %d sampled entries ok; first %.1f ms, "
               "median %.2f ms, best %.2f ms over %d reps (%.2f GFLOP/s best)\n",
-              M, N, K, shader.c_str(), samples, first * 1e3, med * 1e3, best * 1e3, reps, flop / best * 1e-9);
+              M, N, K, shader.c_str(), tile, tile, samples, first * 1e3, med * 1e3, best * 1e3, reps,
+              flop / best * 1e-9);
   std::printf("gemm_gflops %.3f\n", flop / med * 1e-9);
 
   vkFreeCommandBuffers(ctx.device, ctx.pool, 1, &cb);

@@ -79,7 +79,9 @@ struct Context {
   VkCommandPool pool = VK_NULL_HANDLE;
   uint32_t memory_type = 0;
 
-  Context() {
+  // `features`: a VkPhysicalDevice*Features chain for VkDeviceCreateInfo::pNext (the
+  // bench enables what its shaders declare); `extensions`: device extensions to enable.
+  explicit Context(const void* features = nullptr, std::vector<const char*> extensions = {}) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "coopvk-bench";
     app.apiVersion = VK_API_VERSION_1_3;
@@ -125,6 +127,9 @@ struct Context {
     qci.queueCount = 1;
     qci.pQueuePriorities = &prio;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = features;
+    dci.enabledExtensionCount = uint32_t(extensions.size());
+    dci.ppEnabledExtensionNames = extensions.data();
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     BENCH_VK(vkCreateDevice(physical, &dci, nullptr, &device));

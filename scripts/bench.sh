@@ -51,12 +51,18 @@ for d in coopvk lavapipe; do
   run_on $d gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
   # the same GLSL through glslang -O (locals already in SSA form)
   run_on $d gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
+  # register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production
+  # GEMM shaders look like)
+  run_on $d gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
+  run_on $d peak bench_peak 65536 1024 "$GEMM_REPS"
 done
 
 c_gemm=$(value gemm coopvk gemm_gflops)
 l_gemm=$(value gemm lavapipe gemm_gflops)
 c_gemmO=$(value gemm_O coopvk gemm_gflops)
 l_gemmO=$(value gemm_O lavapipe gemm_gflops)
+c_gemmB=$(value gemm_blocked coopvk gemm_gflops)
+l_gemmB=$(value gemm_blocked lavapipe gemm_gflops)
 c_ew=$(value elementwise coopvk elementwise_gbps)
 l_ew=$(value elementwise lavapipe elementwise_gbps)
 cpu1=$(value elementwise coopvk elementwise_cpu1_gbps)
@@ -72,6 +78,11 @@ printf '\n== summary (%s cores; higher ratio = coopvk better) ==\n' "$(nproc)"
 printf '%-52s %10s %10s %8s\n' "metric" "coopvk" "lavapipe" "ratio"
 printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3, GFLOP/s" "$c_gemm" "$l_gemm" "$(ratio "$c_gemm" "$l_gemm")"
 printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3 (glslang -O), GFLOP/s" "$c_gemmO" "$l_gemmO" "$(ratio "$c_gemmO" "$l_gemmO")"
+printf '%-52s %10s %10s %8s\n' "register-blocked SGEMM ${GEMM_SIZE}^3, GFLOP/s" "$c_gemmB" "$l_gemmB" "$(ratio "$c_gemmB" "$l_gemmB")"
+for v in f32 vec4_f32 f16 vec4_f16 i32 vec4_i32; do
+  c=$(value peak coopvk "peak_${v}_gops"); l=$(value peak lavapipe "peak_${v}_gops")
+  printf '%-52s %10s %10s %8s\n' "peak c = a*c + b, $v, GOP/s" "$c" "$l" "$(ratio "$c" "$l")"
+done
 printf '%-52s %10s %10s %8s\n' "axpy ${ELEMENTS} floats, GB/s" "$c_ew" "$l_ew" "$(ratio "$c_ew" "$l_ew")"
 printf '%-52s %10s %10s %8s\n' "pipeline cold + first dispatch, ms (lavapipe/coopvk)" "$c_first" "$l_first" "$(ratio "$l_first" "$c_first")"
 printf '%-52s %10s %10s %8s\n' "vkCreateComputePipelines cold, ms (lavapipe/coopvk)" "$c_cold" "$l_cold" "$(ratio "$l_cold" "$c_cold")"
