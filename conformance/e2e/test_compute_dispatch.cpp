@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compute_job.h"
+#include "shader_references.h"
 #include "vk_test_env.h"
 
 using namespace coopvk::test;
@@ -430,4 +431,35 @@ TEST_CASE("record-time errors: dispatch without pipeline or with an unbound set 
   vkCmdDispatch(cb, 1, 1, 1);
   CHECK(vkEndCommandBuffer(cb) != VK_SUCCESS);
   vkFreeCommandBuffers(dev.device, dev.pool, 1, &cb);
+}
+
+TEST_CASE("uniform and divergent control flow nested in each other, through the loader") {
+  Device dev;
+  for (uint32_t sg : {0u, 4u, 32u}) {
+    for (int32_t flag : {0, 1}) {
+      const uint32_t groups = 5;
+      const int32_t n = 11;
+      std::vector<uint8_t> out(groups * 64 * 5 * 4, 0xEE);
+      ComputeJob job;
+      job.spirv = load_spv("mixed_control_flow");
+      job.buffers = {&out};
+      int32_t push[2] = {n, flag};
+      job.push.assign(reinterpret_cast<uint8_t*>(push), reinterpret_cast<uint8_t*>(push) + sizeof(push));
+      job.required_subgroup_size = sg;
+      job.groups[0] = groups;
+      REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+      uint32_t bad = 0;
+      for (uint32_t g = 0; g < groups; ++g)
+        for (int32_t l = 0; l < 64; ++l) {
+          MixedControlFlowExpected e = mixed_control_flow_expected(l, n, flag);
+          for (int k = 0; k < 5; ++k) {
+            int32_t got;
+            std::memcpy(&got, out.data() + 4 * (g * 320 + 64 * k + l), 4);
+            bad += got != e.out[k];
+          }
+        }
+      INFO("subgroup size " << sg << ", flag " << flag);
+      CHECK(bad == 0);
+    }
+  }
 }

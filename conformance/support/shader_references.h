@@ -73,4 +73,36 @@ inline DotExpected dot_expected(uint32_t a, uint32_t b) {
   return {int32_t(sdot), uint32_t(udot), int32_t(acc)};
 }
 
+// mixed_control_flow.comp: the five outputs of invocation `lid` (0..63) of a workgroup,
+// for push constants n and flag (out[k] is the value at index base + 64 * k).
+struct MixedControlFlowExpected {
+  int32_t out[5];
+};
+inline MixedControlFlowExpected mixed_control_flow_expected(int32_t lid, int32_t n, int32_t flag) {
+  MixedControlFlowExpected e{};
+  int32_t a = 0;
+  for (int32_t i = 0; i < n; ++i) a += (lid + i) % 3 == 0 ? i : -1;
+  e.out[0] = a;
+  int32_t b = -5;
+  if (lid % 2 == 1) b = (flag != 0 ? lid * 2 : 7) + 0 + 1 + 2 + 3;
+  e.out[1] = b;
+  int32_t c = 0, i = 0;
+  for (; i < 16 && i <= lid % 16; ++i) c += i;
+  e.out[2] = c * 100 + i;
+  if (lid >= 48) {
+    e.out[3] = e.out[4] = -1;
+    return e;
+  }
+  int32_t ring[48];
+  int32_t d[48];
+  for (int32_t l = 0; l < 48; ++l) d[l] = l;
+  for (int32_t k = 0; k < 4; ++k) {
+    for (int32_t l = 0; l < 48; ++l) ring[l] = d[l];
+    for (int32_t l = 0; l < 48; ++l) d[l] = ring[(l + 1) % 48] + k;
+  }
+  e.out[3] = d[lid];
+  e.out[4] = n + flag;
+  return e;
+}
+
 }  // namespace coopvk::test

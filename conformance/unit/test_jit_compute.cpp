@@ -127,6 +127,29 @@ TEST_CASE("divergent loops, break, continue, switch and calls") {
   }
 }
 
+TEST_CASE("uniform and divergent control flow nested in each other") {
+  uint32_t sg = GENERATE(4u, 8u, 16u, 32u, 64u);
+  int32_t flag = GENERATE(0, 1);
+  const uint32_t groups = 3;
+  const int32_t n = 7;
+  std::vector<uint8_t> out(groups * 64 * 5 * 4, 0xEE);
+  Run r;
+  r.buffers = {&out};
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  r.push = bytes_of(std::vector<int32_t>{n, flag});
+  CompiledShader meta = run_shader("mixed_control_flow", r);
+  CHECK(meta.uses_workgroup_barrier);
+  for (uint32_t g = 0; g < groups; ++g)
+    for (int32_t l = 0; l < 64; ++l) {
+      MixedControlFlowExpected e = mixed_control_flow_expected(l, n, flag);
+      for (int k = 0; k < 5; ++k) {
+        INFO("subgroup size " << sg << ", group " << g << ", invocation " << l << ", output " << k);
+        REQUIRE(at<int32_t>(out, g * 320 + 64 * k + l) == e.out[k]);
+      }
+    }
+}
+
 TEST_CASE("shared-memory reduction with barriers") {
   uint32_t sg = GENERATE(0u, 8u, 16u, 64u);
   const uint32_t groups = 8;
