@@ -46,18 +46,11 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::work(Job& job, jit::WorkgroupRunner& runner) {
-  const jit::DispatchState& ds = *job.ds;
-  const uint64_t nx = ds.num_workgroups[0], nxy = nx * ds.num_workgroups[1];
   for (;;) {
     uint64_t start = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
     if (start >= job.total) return;
     uint64_t end = std::min(start + job.chunk, job.total);
-    for (uint64_t i = start; i < end; ++i) {
-      uint32_t id[3] = {ds.base_workgroup[0] + static_cast<uint32_t>(i % nx),
-                        ds.base_workgroup[1] + static_cast<uint32_t>((i / nx) % ds.num_workgroups[1]),
-                        ds.base_workgroup[2] + static_cast<uint32_t>(i / nxy)};
-      runner.run(*job.shader, ds, id);
-    }
+    runner.run_range(*job.shader, *job.ds, start, end - start);
   }
 }
 

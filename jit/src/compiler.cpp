@@ -117,6 +117,8 @@ CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta,
   if (object) meta.object_code = std::move(*object);
   auto shader = std::make_unique<CompiledShader>(std::move(meta));
   shader->fn = sym->toPtr<SubgroupFn>();
+  if (auto range = j->lookup(Lowerer::kRangeName)) shader->range_fn = range->toPtr<WorkgroupRangeFn>();
+  else llvm::consumeError(range.takeError());  // a shader with barriers or workgroup memory has none
   auto holder = std::make_shared<JitHolder>();
   holder->jit = std::move(j);
   shader->keep_alive = holder;

@@ -45,6 +45,11 @@ llvm::Value* Lowerer::ctx_field(CtxField f) {
   return B.CreateLoad(ctx_type->getElementType(f), B.CreateStructGEP(ctx_type, F.ctx, f));
 }
 
+void Lowerer::invariant(llvm::Value* v) {
+  if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(v))
+    ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(C, {}));
+}
+
 // ---- edges ----------------------------------------------------------------------------
 
 bool Lowerer::transfers_all_lanes(const Instruction& t) const {

@@ -36,13 +36,12 @@ llvm::Value* Lowerer::builtin_value(uint32_t builtin) {
     if (k == 1) return B.CreateURem(B.CreateUDiv(local_index, splat(B.getInt32(local_size[0]))), splat(B.getInt32(local_size[1])));
     return B.CreateUDiv(local_index, splat(B.getInt32(local_size[0] * local_size[1])));
   };
-  auto wg_id = [&](int k) {
-    llvm::Value* ws = ctx_field(kCtxWorkgroup);
-    return splat(B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), ws, 4 * k)));
-  };
+  auto wg_id = [&](int k) { return splat(ctx_field(CtxField(kCtxWorkgroupX + k))); };
   auto num_wg = [&](int k) {
     llvm::Value* ds = ctx_field(kCtxDispatch);
-    return splat(B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kNumWorkgroupsOffset + 4 * k)));
+    llvm::Value* n = B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kNumWorkgroupsOffset + 4 * k));
+    invariant(n);
+    return splat(n);
   };
   // Lane masks for SubgroupEq/Ge/Gt/Le/LtMask: a 64-bit mask per lane, split into uvec4.
   auto lane_mask = [&](auto make) {
@@ -124,9 +123,13 @@ bool Lowerer::builtin_needs_memory(Id var) const {
   return false;
 }
 
-void Lowerer::emit_kernel(Id entry_fn) {
-  auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty()}, false);
-  auto* kf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kKernelName, M.get());
+llvm::Function* Lowerer::emit_subgroup_body(Id entry_fn) {
+  // (dispatch, workgroup state, subgroup index, workgroup id x, y, z): the one subgroup
+  // the entry points below run; always inlined into them.
+  auto* fty = llvm::FunctionType::get(
+      B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getInt32Ty(), B.getInt32Ty(), B.getInt32Ty()}, false);
+  auto* kf = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, "coopvk_subgroup_body", M.get());
+  kf->addFnAttr(llvm::Attribute::AlwaysInline);
   F = FunctionState{};
   F.llvm_fn = kf;
   F.entry = llvm::BasicBlock::Create(C, "entry", kf);
@@ -141,6 +144,7 @@ void Lowerer::emit_kernel(Id entry_fn) {
   B.CreateStore(ws, B.CreateStructGEP(ctx_type, ctx, kCtxWorkgroup));
   B.CreateStore(sg, B.CreateStructGEP(ctx_type, ctx, kCtxSubgroup));
   B.CreateStore(priv, B.CreateStructGEP(ctx_type, ctx, kCtxPrivate));
+  for (int k = 0; k < 3; ++k) B.CreateStore(&*a++, B.CreateStructGEP(ctx_type, ctx, kCtxWorkgroupX + k));
   F.ctx = ctx;
 
   // Lanes past the end of the workgroup (a partial last subgroup) stay inactive.
@@ -171,6 +175,71 @@ void Lowerer::emit_kernel(Id entry_fn) {
     }
   }
   B.CreateCall(functions.at(entry_fn), {ctx, mask});
+  B.CreateRetVoid();
+  return kf;
+}
+
+void Lowerer::emit_kernel(Id entry_fn) {
+  llvm::Function* body = emit_subgroup_body(entry_fn);
+  llvm::Type* i32 = B.getInt32Ty();
+  llvm::Type* i64 = B.getInt64Ty();
+  {
+    // One subgroup of the workgroup in WorkgroupState::workgroup_id.
+    auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), i32}, false);
+    auto* kf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kKernelName, M.get());
+    B.SetInsertPoint(llvm::BasicBlock::Create(C, "entry", kf));
+    auto a = kf->arg_begin();
+    llvm::Value* ds = &*a++;
+    llvm::Value* ws = &*a++;
+    llvm::Value* sg = &*a++;
+    std::vector<llvm::Value*> args{ds, ws, sg};
+    for (int k = 0; k < 3; ++k) args.push_back(B.CreateLoad(i32, B.CreateConstGEP1_64(B.getInt8Ty(), ws, 4 * k)));
+    B.CreateCall(body, args);
+    B.CreateRetVoid();
+  }
+  if (uses_barrier || shared_memory_bytes) return;
+  // Workgroups [first, first + count), every subgroup of each (shader_abi.h).
+  auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), i64, i64}, false);
+  auto* rf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kRangeName, M.get());
+  auto a = rf->arg_begin();
+  llvm::Value* ds = &*a++;
+  llvm::Value* ws = &*a++;
+  llvm::Value* first = &*a++;
+  llvm::Value* count = &*a++;
+  auto* entry = llvm::BasicBlock::Create(C, "entry", rf);
+  auto* wg_loop = llvm::BasicBlock::Create(C, "workgroup", rf);
+  auto* sg_loop = llvm::BasicBlock::Create(C, "subgroup", rf);
+  auto* wg_next = llvm::BasicBlock::Create(C, "workgroup.next", rf);
+  auto* done = llvm::BasicBlock::Create(C, "done", rf);
+  B.SetInsertPoint(entry);
+  llvm::Value* dims[3];
+  llvm::Value* base[3];
+  for (int k = 0; k < 3; ++k) {
+    dims[k] = B.CreateZExt(B.CreateLoad(i32, B.CreateConstGEP1_64(B.getInt8Ty(), ds, kNumWorkgroupsOffset + 4 * k)), i64);
+    base[k] = B.CreateLoad(i32, B.CreateConstGEP1_64(B.getInt8Ty(), ds, offsetof(DispatchState, base_workgroup) + 4 * k));
+  }
+  llvm::Value* end = B.CreateAdd(first, count);
+  B.CreateCondBr(B.CreateICmpULT(first, end), wg_loop, done);
+  B.SetInsertPoint(wg_loop);
+  llvm::PHINode* i = B.CreatePHI(i64, 2);
+  i->addIncoming(first, entry);
+  llvm::Value* nxy = B.CreateMul(dims[0], dims[1]);
+  llvm::Value* id[3] = {B.CreateURem(i, dims[0]), B.CreateURem(B.CreateUDiv(i, dims[0]), dims[1]), B.CreateUDiv(i, nxy)};
+  for (int k = 0; k < 3; ++k) id[k] = B.CreateAdd(B.CreateTrunc(id[k], i32), base[k]);
+  B.CreateBr(sg_loop);
+  B.SetInsertPoint(sg_loop);
+  llvm::PHINode* s = B.CreatePHI(i32, 2);
+  s->addIncoming(B.getInt32(0), wg_loop);
+  B.CreateCall(body, {ds, ws, s, id[0], id[1], id[2]});
+  uint32_t invocations = local_size[0] * local_size[1] * local_size[2];
+  llvm::Value* s_next = B.CreateAdd(s, B.getInt32(1));
+  s->addIncoming(s_next, sg_loop);
+  B.CreateCondBr(B.CreateICmpULT(s_next, B.getInt32((invocations + N - 1) / N)), sg_loop, wg_next);
+  B.SetInsertPoint(wg_next);
+  llvm::Value* i_next = B.CreateAdd(i, llvm::ConstantInt::get(i64, 1));
+  i->addIncoming(i_next, wg_next);
+  B.CreateCondBr(B.CreateICmpULT(i_next, end), wg_loop, done);
+  B.SetInsertPoint(done);
   B.CreateRetVoid();
 }
 

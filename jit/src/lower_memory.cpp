@@ -108,9 +108,14 @@ Val Lowerer::descriptor_field(const Instruction& var, const Val* idx, bool range
   const BindingInfo& bi = opts.layout.sets[set].bindings[binding];
   llvm::Value* ds = ctx_field(kCtxDispatch);
   llvm::Value* set_array = B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchSetsOffset + 8 * set));
+  invariant(set_array);
   uint64_t field = range ? 8 : 0;
   llvm::Type* t = range ? static_cast<llvm::Type*>(B.getInt64Ty()) : B.getPtrTy();
-  if (!idx) return {B.CreateLoad(t, B.CreateConstGEP1_64(B.getInt8Ty(), set_array, 16ull * bi.first + field)), true};
+  if (!idx) {
+    llvm::Value* d = B.CreateLoad(t, B.CreateConstGEP1_64(B.getInt8Ty(), set_array, 16ull * bi.first + field));
+    invariant(d);
+    return {d, true};
+  }
   // Descriptor arrays: the element index is clamped, so a bad index reads the last
   // descriptor instead of memory outside the set. A uniform index is one load.
   llvm::Value* i64 = index_to_i64(idx->v);
@@ -119,7 +124,11 @@ Val Lowerer::descriptor_field(const Instruction& var, const Val* idx, bool range
   };
   i64 = B.CreateSelect(B.CreateICmpULT(i64, k64(bi.count)), i64, k64(bi.count - 1));
   llvm::Value* offs = B.CreateAdd(B.CreateMul(i64, k64(16)), k64(16ull * bi.first + field));
-  if (idx->uniform) return {B.CreateLoad(t, B.CreateGEP(B.getInt8Ty(), set_array, offs)), true};
+  if (idx->uniform) {
+    llvm::Value* d = B.CreateLoad(t, B.CreateGEP(B.getInt8Ty(), set_array, offs));
+    invariant(d);
+    return {d, true};
+  }
   llvm::Value* addrs = B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, set_array), offs);
   return {B.CreateMaskedGather(llvm::FixedVectorType::get(t, N), addrs, llvm::Align(8), mask), false};
 }
@@ -128,7 +137,9 @@ llvm::Value* Lowerer::buffer_variable_pointer(const Instruction& var) {
   uint32_t sc = var.operands.at(0);
   if (sc == uint32_t(spv::StorageClass::PushConstant)) {
     llvm::Value* ds = ctx_field(kCtxDispatch);
-    return B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchPushOffset));
+    llvm::Value* p = B.CreateLoad(B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ds, kDispatchPushOffset));
+    invariant(p);
+    return p;
   }
   Id pointee = type(var.result_type).elem;
   auto op = static_cast<spv::Op>(type(pointee).op);
@@ -194,7 +205,7 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
         // Blocks run only with some lane active, so a uniform address is a valid one.
         if (a->stride == 0) return B.CreateVectorSplat(N, B.CreateAlignedLoad(scalar_type(t), a->base, align));
         if (uint64_t(a->stride) == l.size)
-          return B.CreateMaskedLoad(rt, a->base, align, m_lanes, llvm::PoisonValue::get(rt));
+          return vector_load(rt, a->base, align, m_lanes);
       }
       return load_lanes(scalar_type(t), ptrs, align, m_lanes);
     }
@@ -221,7 +232,7 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
       if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
-        B.CreateMaskedStore(v, a->base, align, m_lanes);
+        vector_store(v, a->base, align, m_lanes);
         return;
       }
       store_lanes(v, ptrs, align, m_lanes);
@@ -300,7 +311,15 @@ Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
     return {B.CreateLoad(rt, value_v(pointer).v), false};
   }
   Val p = value_v(pointer);
-  if (p.uniform) return {load_urep(result_type, p.v, align_hint), true};
+  if (p.uniform) {
+    bool push = type(type_of(pointer)).storage == uint32_t(spv::StorageClass::PushConstant);
+    llvm::BasicBlock* bb = B.GetInsertBlock();
+    auto before = bb->empty() ? bb->end() : std::prev(bb->end());
+    llvm::Value* v = load_urep(result_type, p.v, align_hint);
+    if (push)  // the dispatch's snapshot of the push constants never changes under it
+      for (auto it = before == bb->end() ? bb->begin() : std::next(before); it != bb->end(); ++it) invariant(&*it);
+    return {v, true};
+  }
   return {load_rep(result_type, p.v, mask, align_hint), false};
 }
 

@@ -172,6 +172,50 @@ LaneAddresses classify(Lowerer& L, llvm::Value* ptrs, llvm::Value* m, uint64_t e
 }
 }  // namespace
 
+// A vector access under a mask that is usually full (a bounds check that fails only at
+// the end of the data): plain when every lane is active, masked otherwise. AVX2's
+// vmaskmov is several times slower than a plain access, and LLVM folds the test away
+// where the mask is a known constant.
+llvm::Value* Lowerer::vector_load(llvm::Type* vt, llvm::Value* ptr, llvm::Align align, llvm::Value* m) {
+  if (auto* c = llvm::dyn_cast<llvm::Constant>(m); c && c->isAllOnesValue())
+    return B.CreateAlignedLoad(vt, ptr, align);
+  llvm::Function* f = B.GetInsertBlock()->getParent();
+  auto* full_bb = llvm::BasicBlock::Create(C, "vl.full", f);
+  auto* part_bb = llvm::BasicBlock::Create(C, "vl.part", f);
+  auto* join = llvm::BasicBlock::Create(C, "vl.join", f);
+  B.CreateCondBr(B.CreateAndReduce(m), full_bb, part_bb);
+  B.SetInsertPoint(full_bb);
+  llvm::Value* a = B.CreateAlignedLoad(vt, ptr, align);
+  B.CreateBr(join);
+  B.SetInsertPoint(part_bb);
+  llvm::Value* b = B.CreateMaskedLoad(vt, ptr, align, m, llvm::PoisonValue::get(vt));
+  B.CreateBr(join);
+  B.SetInsertPoint(join);
+  llvm::PHINode* phi = B.CreatePHI(vt, 2);
+  phi->addIncoming(a, full_bb);
+  phi->addIncoming(b, part_bb);
+  return phi;
+}
+
+void Lowerer::vector_store(llvm::Value* v, llvm::Value* ptr, llvm::Align align, llvm::Value* m) {
+  if (auto* c = llvm::dyn_cast<llvm::Constant>(m); c && c->isAllOnesValue()) {
+    B.CreateAlignedStore(v, ptr, align);
+    return;
+  }
+  llvm::Function* f = B.GetInsertBlock()->getParent();
+  auto* full_bb = llvm::BasicBlock::Create(C, "vs.full", f);
+  auto* part_bb = llvm::BasicBlock::Create(C, "vs.part", f);
+  auto* join = llvm::BasicBlock::Create(C, "vs.join", f);
+  B.CreateCondBr(B.CreateAndReduce(m), full_bb, part_bb);
+  B.SetInsertPoint(full_bb);
+  B.CreateAlignedStore(v, ptr, align);
+  B.CreateBr(join);
+  B.SetInsertPoint(part_bb);
+  B.CreateMaskedStore(v, ptr, align, m);
+  B.CreateBr(join);
+  B.SetInsertPoint(join);
+}
+
 llvm::Value* Lowerer::load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Align align, llvm::Value* m) {
   llvm::Type* vt = lanes(scalar);
   LaneAddresses a = classify(*this, ptrs, m, M->getDataLayout().getTypeStoreSize(scalar));
@@ -188,7 +232,8 @@ llvm::Value* Lowerer::load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Al
   B.SetInsertPoint(test_bb);
   B.CreateCondBr(a.consecutive, vec_bb, gat_bb);
   B.SetInsertPoint(vec_bb);
-  llvm::Value* v_vec = B.CreateMaskedLoad(vt, a.base, align, m, llvm::PoisonValue::get(vt));
+  llvm::Value* v_vec = vector_load(vt, a.base, align, m);
+  vec_bb = B.GetInsertBlock();
   B.CreateBr(join);
   B.SetInsertPoint(gat_bb);
   llvm::Value* v_gat = B.CreateMaskedGather(vt, ptrs, align, m, llvm::PoisonValue::get(vt));
@@ -210,7 +255,7 @@ void Lowerer::store_lanes(llvm::Value* v, llvm::Value* ptrs, llvm::Align align, 
   auto* join = llvm::BasicBlock::Create(C, "st.join", f);
   B.CreateCondBr(a.consecutive, vec_bb, sca_bb);
   B.SetInsertPoint(vec_bb);
-  B.CreateMaskedStore(v, a.base, align, m);
+  vector_store(v, a.base, align, m);
   B.CreateBr(join);
   B.SetInsertPoint(sca_bb);
   B.CreateMaskedScatter(v, ptrs, align, m);

@@ -105,7 +105,9 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   }
 
   M = std::make_unique<llvm::Module>("coopvk_shader", C);
-  ctx_type = llvm::StructType::create(C, {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy()}, "KernelCtx");
+  ctx_type = llvm::StructType::create(
+      C, {B.getPtrTy(), B.getPtrTy(), B.getInt32Ty(), B.getPtrTy(), B.getInt32Ty(), B.getInt32Ty(), B.getInt32Ty()},
+      "KernelCtx");
   collect_types();
 
   // A throwaway function gives constant() (OpSpecConstantOp) an insertion point.

@@ -90,6 +90,7 @@ class Lowerer {
   std::unique_ptr<llvm::Module> lower();
 
   static constexpr const char* kKernelName = "coopvk_subgroup_main";
+  static constexpr const char* kRangeName = "coopvk_workgroup_range";
 
   uint32_t local_size[3] = {1, 1, 1};
   uint32_t shared_memory_bytes = 0;
@@ -188,6 +189,9 @@ class Lowerer {
   // all equal (one scalar access) or consecutive (one vector access).
   llvm::Value* load_lanes(llvm::Type* scalar, llvm::Value* ptrs, llvm::Align align, llvm::Value* m);
   void store_lanes(llvm::Value* v, llvm::Value* ptrs, llvm::Align align, llvm::Value* m);
+  // One vector access at ptr for the active lanes (plain when all are active).
+  llvm::Value* vector_load(llvm::Type* vt, llvm::Value* ptr, llvm::Align align, llvm::Value* m);
+  void vector_store(llvm::Value* v, llvm::Value* ptr, llvm::Align align, llvm::Value* m);
   // Whether an Input built-in must be written to memory (some use is not a direct load).
   bool builtin_needs_memory(Id var) const;
 
@@ -250,8 +254,14 @@ class Lowerer {
 
   // Kernel context (one per subgroup invocation of the kernel), passed to every function.
   llvm::StructType* ctx_type = nullptr;
-  enum CtxField { kCtxDispatch = 0, kCtxWorkgroup = 1, kCtxSubgroup = 2, kCtxPrivate = 3 };
+  enum CtxField {
+    kCtxDispatch = 0, kCtxWorkgroup = 1, kCtxSubgroup = 2, kCtxPrivate = 3,
+    kCtxWorkgroupX = 4, kCtxWorkgroupY = 5, kCtxWorkgroupZ = 6,  // WorkgroupId, i32 each
+  };
   llvm::Value* ctx_field(CtxField f);
+  // Marks a load of what stays the same for the whole dispatch (dispatch state,
+  // descriptors, push constants), so LLVM may hoist it out of loops and merge copies.
+  void invariant(llvm::Value* load);
 
   // Module-scope variables: Private/Input live in the per-lane private block,
   // Workgroup in shared memory.
@@ -272,6 +282,7 @@ class Lowerer {
   void plan_globals();
   void lower_function(const Function& fn, bool is_entry);
   void emit_kernel(Id entry_fn);
+  llvm::Function* emit_subgroup_body(Id entry_fn);
   void emit_block(uint32_t position);
   void emit_instruction(const Instruction& in);
   static bool scalar_capable(uint16_t opcode);  // may run in scalar mode (lower_module.cpp)

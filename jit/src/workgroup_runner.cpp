@@ -302,6 +302,26 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
   im.run_fibers(n);
 }
 
+void WorkgroupRunner::run_range(const CompiledShader& shader, const DispatchState& ds, uint64_t first,
+                                uint64_t count) {
+  if (shader.range_fn) {
+    Impl& im = *impl_;
+    WorkgroupState& ws = im.ws;
+    ws.shared_memory = nullptr;  // range_fn exists only without workgroup memory
+    ws.scheduler = static_cast<FiberScheduler*>(&im);
+    im.live = 0;
+    shader.range_fn(&ds, &ws, first, count);
+    return;
+  }
+  const uint64_t nx = ds.num_workgroups[0], nxy = nx * ds.num_workgroups[1];
+  for (uint64_t i = first; i < first + count; ++i) {
+    uint32_t id[3] = {ds.base_workgroup[0] + static_cast<uint32_t>(i % nx),
+                      ds.base_workgroup[1] + static_cast<uint32_t>((i / nx) % ds.num_workgroups[1]),
+                      ds.base_workgroup[2] + static_cast<uint32_t>(i / nxy)};
+    run(shader, ds, id);
+  }
+}
+
 }  // namespace coopvk::jit
 
 #if COOPVK_FAST_FIBERS

@@ -43,6 +43,7 @@ struct CompileOptions {
 
 struct CompiledShader {
   SubgroupFn fn = nullptr;
+  WorkgroupRangeFn range_fn = nullptr;  // null when the shader needs per-workgroup setup
   uint32_t local_size[3] = {1, 1, 1};
   uint32_t subgroup_size = 0;
   uint32_t subgroups_per_workgroup = 0;

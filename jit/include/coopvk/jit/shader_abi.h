@@ -40,6 +40,12 @@ struct WorkgroupState {
 
 // Signature of compiled code.
 using SubgroupFn = void (*)(const DispatchState* ds, WorkgroupState* ws, uint32_t subgroup_index);
+// Every subgroup of workgroups [first, first + count) of the dispatch, linear index i being
+// workgroup base + (i % nx, i / nx % ny, i / (nx * ny)). Compiled only for shaders with no
+// workgroup barrier and no workgroup memory, which need nothing between workgroups: one
+// call then runs a whole chunk, and what the subgroups share (descriptors, push
+// constants) is loaded once. `ws` is the caller's, its workgroup_id unused.
+using WorkgroupRangeFn = void (*)(const DispatchState* ds, WorkgroupState* ws, uint64_t first, uint64_t count);
 
 // Called by compiled code at OpControlBarrier with Workgroup execution scope.
 extern "C" void coopvk_jit_workgroup_barrier(WorkgroupState* ws);

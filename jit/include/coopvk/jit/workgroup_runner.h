@@ -16,6 +16,9 @@ class WorkgroupRunner {
   WorkgroupRunner& operator=(const WorkgroupRunner&) = delete;
 
   void run(const CompiledShader& shader, const DispatchState& ds, const uint32_t workgroup_id[3]);
+  // Workgroups [first, first + count) in the dispatch's linear order (shader_abi.h), by
+  // one call of CompiledShader::range_fn when the shader has one, else one run() each.
+  void run_range(const CompiledShader& shader, const DispatchState& ds, uint64_t first, uint64_t count);
 
  private:
   struct Impl;
