@@ -78,6 +78,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
     dev->has_allocator = true;
   }
   dev->enabled_extensions = enabled;
+  dev->robust_buffer_access = requested_feature(info, "robustBufferAccess");
   dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
   if (!dev->compute) {
     destroy_device(dev, cb);

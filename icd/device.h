@@ -23,6 +23,7 @@ struct Device : DispatchableObject {
   Queue* queues[kQueuesPerFamily] = {};
   DeviceCompute* compute = nullptr;  // implicit pipeline cache, worker pool (pipeline.h)
   uint32_t queue_count = 0;
+  bool robust_buffer_access = false;  // the app enabled robustBufferAccess (pipelines bounds-check)
 
   std::mutex sync_mutex;
   std::condition_variable sync_cv;  // notified whenever a fence/semaphore/event changes

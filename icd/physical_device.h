@@ -2,6 +2,8 @@
 // feature/property queries (physical_device_features.cpp, physical_device_properties.cpp).
 #pragma once
 
+#include <string_view>
+
 #include "handles.h"
 
 #include <cstdint>
@@ -36,6 +38,8 @@ void fill_core_features(VkPhysicalDeviceFeatures* f);
 // Checks that everything the application enables (pEnabledFeatures and the pNext chain
 // of VkDeviceCreateInfo) is supported; logs the first offender.
 VkResult check_requested_features(const VkDeviceCreateInfo* info);
+// Whether the create info enables the feature member `name` in any struct that has it.
+bool requested_feature(const VkDeviceCreateInfo* info, std::string_view name);
 
 void fill_properties(const PhysicalDevice* pd, VkPhysicalDeviceProperties* p);
 void fill_memory_properties(const PhysicalDevice* pd, VkPhysicalDeviceMemoryProperties* p);

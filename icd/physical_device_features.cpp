@@ -40,6 +40,9 @@ constexpr std::string_view kSupported[] = {
     "computeFullSubgroups",
     "shaderIntegerDotProduct",
     "maintenance4",
+    // jit/lower_memory.cpp bounds-checks buffer accesses when a device enables it
+    // (e2e_robust_buffer_access).
+    "robustBufferAccess",
 };
 
 bool supported(std::string_view name) {
@@ -97,6 +100,27 @@ VkResult coopvk::check_requested_features(const VkDeviceCreateInfo* info) {
     }
   }
   return VK_SUCCESS;
+}
+
+bool coopvk::requested_feature(const VkDeviceCreateInfo* info, std::string_view name) {
+  auto has = [&](const FeatureStruct& fs, const void* base) {
+    for (uint32_t i = 0; i < fs.member_count; ++i) {
+      if (fs.members[i].name != name) continue;
+      VkBool32 v;
+      std::memcpy(&v, static_cast<const char*>(base) + fs.members[i].offset, sizeof(v));
+      if (v) return true;
+    }
+    return false;
+  };
+  if (info->pEnabledFeatures && has(core_feature_struct(), info->pEnabledFeatures)) return true;
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
+      if (has(core_feature_struct(), &reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features)) return true;
+    } else if (const FeatureStruct* fs = find_feature_struct(s->sType); fs && has(*fs, s)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 VKAPI_ATTR void VKAPI_CALL coopvk_GetPhysicalDeviceFeatures(VkPhysicalDevice,

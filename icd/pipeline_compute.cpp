@@ -15,7 +15,7 @@ namespace {
 
 Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   Sha256 h;
-  const char tag[] = "coopvk compute pipeline v1";
+  const char tag[] = "coopvk compute pipeline v2";
   h.update(tag, sizeof(tag));
   h.update(sm.words_hash.data(), sm.words_hash.size());
   h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
@@ -27,6 +27,7 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   }
   h.update_value(o.subgroup_size);
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
+  h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(o.layout.push_constant_bytes);
   for (uint32_t s = 0; s < jit::kMaxDescriptorSets; ++s) {
     const auto& b = o.layout.sets[s].bindings;
@@ -99,6 +100,7 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
     opts.subgroup_size = s;
   }
   opts.require_full_subgroups = (st.flags & VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT) != 0;
+  opts.robust_buffer_access = dev->robust_buffer_access;
 
   const PipelineLayout* pl = from_handle<PipelineLayout>(ci.layout);
   uint32_t required_sets = 0;

@@ -148,6 +148,62 @@ llvm::Value* Lowerer::buffer_variable_pointer(const Instruction& var) {
   return descriptor_field(var, nullptr, false).v;
 }
 
+// ---- robust buffer access ----------------------------------------------------------------
+
+std::optional<Lowerer::Bounds> Lowerer::bounds_of(Id pointer) {
+  if (!opts.robust_buffer_access) return std::nullopt;
+  const Instruction* var = nullptr;
+  Id index = 0;
+  if (auto it = F.bounds.find(pointer); it != F.bounds.end()) {
+    var = it->second.first;
+    index = it->second.second;
+  } else if (const Instruction* g = m.global(pointer);
+             g && g->opcode == uint16_t(spv::Op::OpVariable) && !global_vars.count(pointer) &&
+             (g->operands.at(0) == uint32_t(spv::StorageClass::StorageBuffer) ||
+              g->operands.at(0) == uint32_t(spv::StorageClass::Uniform))) {
+    var = g;  // the whole block through the variable itself
+  }
+  if (!var) return std::nullopt;
+  Val idx;
+  if (index) idx = value_v(index);
+  return Bounds{descriptor_field(*var, index ? &idx : nullptr, false), descriptor_field(*var, index ? &idx : nullptr, true)};
+}
+
+llvm::Value* Lowerer::in_bounds(llvm::Value* addr, uint64_t size) {
+  // Vulkan spec, "Robust Buffer Access": an access is out of bounds unless all its bytes
+  // lie in [base, base + range). Unsigned: an address below base wraps to a huge offset.
+  bool lanes_out = addr->getType()->isVectorTy() || !checking->base.uniform || !checking->range.uniform;
+  auto widen = [&](llvm::Value* v) { return lanes_out && !v->getType()->isVectorTy() ? B.CreateVectorSplat(N, v) : v; };
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::Type* t = lanes_out ? llvm::FixedVectorType::get(i64, N) : i64;
+  llvm::Value* a = B.CreatePtrToInt(widen(addr), t);
+  llvm::Value* base = B.CreatePtrToInt(widen(checking->base.v), t);
+  llvm::Value* range = widen(checking->range.v);
+  llvm::Value* sz = lanes_out ? B.CreateVectorSplat(N, B.getInt64(size)) : static_cast<llvm::Value*>(B.getInt64(size));
+  llvm::Value* off = B.CreateSub(a, base);
+  return B.CreateAnd(B.CreateICmpUGE(range, sz), B.CreateICmpULE(off, B.CreateSub(range, sz)));
+}
+
+llvm::Value* Lowerer::safe_address(llvm::Value* addr, uint64_t size, bool store) {
+  if (!checking) return addr;
+  if (!F.zero_slot) {
+    llvm::IRBuilder<> eb(F.entry, F.entry->begin());
+    F.zero_slot = eb.CreateAlloca(llvm::ArrayType::get(B.getInt8Ty(), 16));
+    F.zero_slot->setAlignment(llvm::Align(16));
+    F.sink_slot = eb.CreateAlloca(llvm::ArrayType::get(B.getInt8Ty(), 16));
+    F.sink_slot->setAlignment(llvm::Align(16));
+    eb.SetInsertPoint(F.zero_slot->getNextNode()->getNextNode());
+    eb.CreateStore(llvm::Constant::getNullValue(F.zero_slot->getAllocatedType()), F.zero_slot);
+  }
+  // An out-of-bounds lane reads zeros from, or writes into, a slot of the frame: the
+  // access itself stays branch-free and can never touch memory outside the buffer.
+  llvm::Value* other = store ? F.sink_slot : F.zero_slot;
+  llvm::Value* ok = in_bounds(addr, size);
+  if (addr->getType()->isVectorTy()) return B.CreateSelect(ok, addr, B.CreateVectorSplat(N, other));
+  if (ok->getType()->isVectorTy()) ok = B.CreateAndReduce(ok);
+  return B.CreateSelect(ok, addr, other);
+}
+
 // ---- loads and stores --------------------------------------------------------------------
 
 namespace {
@@ -192,6 +248,7 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
   }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool: {
+      ptrs = safe_address(ptrs, 1, false);
       llvm::Value* bytes = B.CreateMaskedGather(llvm::FixedVectorType::get(B.getInt8Ty(), N), ptrs, llvm::Align(1), m_lanes);
       return B.CreateICmpNE(bytes, llvm::Constant::getNullValue(bytes->getType()));
     }
@@ -201,6 +258,14 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
       llvm::Type* rt = lane_rep_type(t);
+      if (checking) {
+        if (auto a = affine(ptrs); a && uint64_t(a->stride) == l.size) {
+          // Consecutive: one vector access over the lanes that are in bounds, zeros elsewhere.
+          llvm::Value* ok = B.CreateAnd(m_lanes, in_bounds(ptrs, l.size));
+          return B.CreateSelect(ok, vector_load(rt, a->base, align, ok), llvm::Constant::getNullValue(rt));
+        }
+        ptrs = safe_address(ptrs, l.size, false);
+      }
       if (auto a = affine(ptrs)) {
         // Blocks run only with some lane active, so a uniform address is a valid one.
         if (a->stride == 0) return B.CreateVectorSplat(N, B.CreateAlignedLoad(scalar_type(t), a->base, align));
@@ -224,6 +289,7 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
   }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool:
+      ptrs = safe_address(ptrs, 1, true);
       B.CreateMaskedScatter(B.CreateZExt(v, llvm::FixedVectorType::get(B.getInt8Ty(), N)), ptrs, llvm::Align(1), m_lanes);
       return;
     case spv::Op::OpTypeInt:
@@ -231,6 +297,13 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      if (checking) {
+        if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
+          vector_store(v, a->base, align, B.CreateAnd(m_lanes, in_bounds(ptrs, l.size)));
+          return;
+        }
+        ptrs = safe_address(ptrs, l.size, true);
+      }
       if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
         vector_store(v, a->base, align, m_lanes);
         return;
@@ -254,13 +327,13 @@ llvm::Value* Lowerer::load_urep(Id t, llvm::Value* ptr, uint32_t align_hint) {
   }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool:
-      return B.CreateICmpNE(B.CreateLoad(B.getInt8Ty(), ptr), B.getInt8(0));
+      return B.CreateICmpNE(B.CreateLoad(B.getInt8Ty(), safe_address(ptr, 1, false)), B.getInt8(0));
     case spv::Op::OpTypeInt:
     case spv::Op::OpTypeFloat:
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
-      return B.CreateAlignedLoad(scalar_type(t), ptr, align);
+      return B.CreateAlignedLoad(scalar_type(t), safe_address(ptr, l.size, false), align);
     }
     default:
       fail("loads of type id " + std::to_string(t) + " are not supported");
@@ -277,14 +350,14 @@ void Lowerer::store_urep(Id t, llvm::Value* ptr, llvm::Value* v, uint32_t align_
   }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool:
-      B.CreateStore(B.CreateZExt(v, B.getInt8Ty()), ptr);
+      B.CreateStore(B.CreateZExt(v, B.getInt8Ty()), safe_address(ptr, 1, true));
       return;
     case spv::Op::OpTypeInt:
     case spv::Op::OpTypeFloat:
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
-      B.CreateAlignedStore(v, ptr, align);
+      B.CreateAlignedStore(v, safe_address(ptr, l.size, true), align);
       return;
     }
     default:
@@ -310,6 +383,12 @@ Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
     llvm::Type* rt = lane_rep_type(result_type);
     return {B.CreateLoad(rt, value_v(pointer).v), false};
   }
+  std::optional<Bounds> bounds = bounds_of(pointer);
+  struct Checking {
+    const Bounds*& slot;
+    ~Checking() { slot = nullptr; }
+  } scope{checking};
+  if (bounds) checking = &*bounds;
   Val p = value_v(pointer);
   if (p.uniform) {
     bool push = type(type_of(pointer)).storage == uint32_t(spv::StorageClass::PushConstant);
@@ -332,6 +411,12 @@ void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t ali
     B.CreateStore(select_rep(mask, value(value_id), old), p);
     return;
   }
+  std::optional<Bounds> bounds = bounds_of(pointer);
+  struct Checking {
+    const Bounds*& slot;
+    ~Checking() { slot = nullptr; }
+  } scope{checking};
+  if (bounds) checking = &*bounds;
   Val p = value_v(pointer);
   if (!p.uniform) {
     store_rep(value_type, p.v, value(value_id), mask, align_hint);
@@ -516,11 +601,14 @@ void Lowerer::lower_access_chain(const Instruction& in) {
       ptrs = descriptor_field(*g, &idx, false);
       cur = type(pointee).elem;
       first_index = 2;
+      if (opts.robust_buffer_access) F.bounds[in.result] = {g, o[1]};
     } else {
       ptrs = {buffer_variable_pointer(*g), true};
       cur = pointee;
+      if (opts.robust_buffer_access) F.bounds[in.result] = {g, 0};
     }
   } else {
+    if (auto it = F.bounds.find(base_id); it != F.bounds.end()) F.bounds[in.result] = it->second;
     ptrs = value_v(base_id);
     Id base_type = type_of(base_id);
     cur = type(base_type).elem;

@@ -163,6 +163,17 @@ class Lowerer {
   void store_through(Id pointer, Id value_type, Id value_id, uint32_t align_hint);
   void lower_access_chain(const Instruction& in);
   uint64_t rep_size_bound(Id type);  // bytes that hold a lane rep of the type in memory
+  // Robust buffer access (lower_memory.cpp): the bounds the access being lowered checks,
+  // and whether `size` bytes at addr (scalar or per lane) lie inside them.
+  struct Bounds {
+    Val base, range;
+  };
+  std::optional<Bounds> bounds_of(Id pointer);
+  const Bounds* checking = nullptr;
+  llvm::Value* in_bounds(llvm::Value* addr, uint64_t size);
+  // addr when no check applies or it is in bounds, else a frame slot of zeros (loads) or
+  // a sink (stores).
+  llvm::Value* safe_address(llvm::Value* addr, uint64_t size, bool store);
   void add_offset(Val& ptrs, Val index, uint64_t stride);
   bool lower_memory_op(const Instruction& in);
   llvm::Value* offset_ptrs(llvm::Value* ptrs, llvm::Value* byte_offsets);  // <N x i64>
@@ -228,6 +239,12 @@ class Lowerer {
     std::unordered_map<Id, Val> entry_values;
     // Pointers into rep-layout Function variables (see the header comment).
     std::unordered_set<Id> rep_ptrs;
+    // Robust buffer access: the buffer variable (and descriptor-array index id, or 0)
+    // each buffer pointer derives from. A recipe, not values: a pointer made in one block
+    // is used in others, and the descriptor loads it takes are cheap and invariant.
+    std::unordered_map<Id, std::pair<const Instruction*, Id>> bounds;
+    llvm::AllocaInst* zero_slot = nullptr;  // what an out-of-bounds load reads (never written)
+    llvm::AllocaInst* sink_slot = nullptr;  // where an out-of-bounds store goes
     std::unordered_map<Id, uint32_t> block_of;  // result id -> block index
     std::unordered_map<Id, Id> value_types;     // result id -> SPIR-V type (locals, params)
     std::unordered_map<Id, uint32_t> block_index;  // label -> block index

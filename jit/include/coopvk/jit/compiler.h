@@ -39,6 +39,9 @@ struct CompileOptions {
   uint32_t subgroup_size = 0;  // 0: the host's natural width (default_subgroup_size())
   PipelineLayoutInfo layout;
   bool require_full_subgroups = false;
+  // robustBufferAccess: loads outside a bound buffer range return zero and stores there
+  // are dropped (Vulkan spec, "Robust Buffer Access"). Off: no check is emitted at all.
+  bool robust_buffer_access = false;
 };
 
 struct CompiledShader {
