@@ -139,10 +139,16 @@ uint32_t default_subgroup_size() {
         return static_cast<uint32_t>(v);
       std::fprintf(stderr, "coopvk: COOPVK_SUBGROUP_SIZE=%s is not a power of two in [4, 64]; ignored\n", env);
     }
+    // Not always the host's natural width (16 with AVX-512, 8 with AVX2, 4 with SSE):
+    // code written for GPUs assumes a subgroup of 32 or more, or special-cases 8 (as
+    // lavapipe reports on most CPUs), and some of it breaks in between. llama.cpp's
+    // ggml-vulkan is one: its small matrix-multiply tiles at subgroup size 16 (or 4) give
+    // two warps a workgroup's whole tile each, and the second writes into its neighbour's
+    // output (see README). AVX-512 therefore runs 32 lanes (two registers per value),
+    // everything else 8.
     auto f = llvm::sys::getHostCPUFeatures();
-    if (f.lookup("avx512f")) return 16u;
-    if (f.lookup("avx2") || f.lookup("avx")) return 8u;
-    return 4u;
+    if (f.lookup("avx512f")) return 32u;
+    return 8u;
   }();
   return size;
 }

@@ -36,7 +36,7 @@ struct SpecializationValue {
 struct CompileOptions {
   std::string entry_point = "main";
   std::vector<SpecializationValue> specialization;
-  uint32_t subgroup_size = 0;  // 0: the host's natural width (default_subgroup_size())
+  uint32_t subgroup_size = 0;  // 0: default_subgroup_size()
   PipelineLayoutInfo layout;
   bool require_full_subgroups = false;
   // robustBufferAccess: loads outside a bound buffer range return zero and stores there
@@ -69,8 +69,9 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
 std::vector<uint8_t> serialize(const CompiledShader& shader);
 CompileResult deserialize(const uint8_t* data, size_t size);
 
-// The subgroup width used when a pipeline does not require one: the host's natural
-// 32-bit vector width (16 with AVX-512, 8 with AVX2, 4 otherwise).
+// The subgroup width used when a pipeline does not require one (and reported as
+// subgroupSize): 32 on AVX-512 hosts, 8 elsewhere, or COOPVK_SUBGROUP_SIZE (compiler.cpp
+// says why it avoids 16 and 4).
 uint32_t default_subgroup_size();
 // Subgroup sizes a pipeline may require (VK_EXT_subgroup_size_control).
 constexpr uint32_t kMinSubgroupSize = 4;
