@@ -16,29 +16,27 @@ namespace {
 
 struct Entries {
   template <size_t I>
-  static constexpr TileMmaFn get() {
+  static constexpr SelectFn get() {
     constexpr MmaCombo t = kMmaCombos[I];
     if constexpr (!x86_native(t))
       return nullptr;
     else if constexpr (is_int_format(t.d))
-      return &blocked_mma<IntPolicy<MaddX8<16>, PackPairs8, t.a, t.b, t.c, t.d, t.saturate>>;
+      return select_for<IntPolicy<MaddX8<16>, PackPairs8, t.a, t.b, t.c, t.d, t.saturate>, t>();
     else
-      return &blocked_mma<FloatPolicy<F32x8<16>, WidenX86, t.a, t.b, t.c>>;
+      return select_for<FloatPolicy<F32x8<16>, WidenX86, t.a, t.b, t.c>, t>();
   }
 };
 
 }  // namespace
 }  // namespace mma::avx2
 
-TileMmaFn tile_mma_avx2(int combo, uint32_t features) {
+TileMmaFn tile_mma_avx2(int combo, uint32_t features, const TileShape& shape) {
   if (features & kAvxVnni)
-    if (TileMmaFn fn = tile_mma_avx2_vnni(combo)) return fn;
-  static constexpr auto table = mma::entry_table<mma::avx2::Entries, TileMmaFn>(
-      std::make_index_sequence<kMmaCombos.size()>());
-  return table[combo];
+    if (TileMmaFn fn = tile_mma_avx2_vnni(combo, shape)) return fn;
+  return mma::select<mma::avx2::Entries>(combo, shape);
 }
 #else
-TileMmaFn tile_mma_avx2(int, uint32_t) { return nullptr; }
+TileMmaFn tile_mma_avx2(int, uint32_t, const TileShape&) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

@@ -23,13 +23,13 @@ struct VnniX8 : MaddX8<16> {
 
 struct Entries {
   template <size_t I>
-  static constexpr TileMmaFn get() {
+  static constexpr SelectFn get() {
     constexpr MmaCombo t = kMmaCombos[I];
     if constexpr (!(x86_native(t) && is_int_format(t.d))) {
       return nullptr;
     } else {
       using O = VnniX8<is_signed_int(t.b)>;
-      return &blocked_mma<IntPolicy<O, QuadsFor<O>::template Pack, t.a, t.b, t.c, t.d, t.saturate>>;
+      return select_for<IntPolicy<O, QuadsFor<O>::template Pack, t.a, t.b, t.c, t.d, t.saturate>, t>();
     }
   }
 };
@@ -37,13 +37,11 @@ struct Entries {
 }  // namespace
 }  // namespace mma::avx2_vnni
 
-TileMmaFn tile_mma_avx2_vnni(int combo) {
-  static constexpr auto table = mma::entry_table<mma::avx2_vnni::Entries, TileMmaFn>(
-      std::make_index_sequence<kMmaCombos.size()>());
-  return table[combo];
+TileMmaFn tile_mma_avx2_vnni(int combo, const TileShape& shape) {
+  return mma::select<mma::avx2_vnni::Entries>(combo, shape);
 }
 #else
-TileMmaFn tile_mma_avx2_vnni(int) { return nullptr; }
+TileMmaFn tile_mma_avx2_vnni(int, const TileShape&) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

@@ -1,4 +1,4 @@
 #include "tile_mma_arch.h"
 namespace coopvk::kernels::detail {
-TileMmaFn tile_mma_avx512_vnni(int) { return nullptr; }
+TileMmaFn tile_mma_avx512_vnni(int, const TileShape&) { return nullptr; }
 }

@@ -37,6 +37,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "tile_mma_arch.h"
+
 #ifndef COOPVK_MMA_ISA
 #error "define COOPVK_MMA_ISA (the translation unit's instruction set) before including"
 #endif
@@ -117,7 +119,7 @@ constexpr int next_rows(uint32_t rows, int max) {
 // All mb rows x nv vectors of one chunk: column groups of two vectors (one at the end when
 // nv is odd), each cut into row blocks.
 template <class Ops>
-void compute(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
+[[gnu::always_inline]] inline void compute(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
              uint32_t groups, const typename Ops::Acc* corr, const typename Ops::Acc* cin,
              size_t ldcin, typename Ops::Acc* cout, size_t ldcout, uint32_t mb, uint32_t nv) {
   constexpr size_t kSizes = std::size(kRowSizes);
@@ -141,9 +143,11 @@ void compute(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit*
 
 // ---- the driver ----
 
+// Inlined into blocked_mma() and into fixed_mma(), whose constant shape folds the blocking
+// away and turns the micro-kernel table lookups into direct calls.
 template <class P>
-void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
-                 uint32_t k) {
+[[gnu::always_inline]] inline void mma_body(const void* a, const void* b, const void* c, void* d,
+                                            uint32_t m, uint32_t n, uint32_t k) {
   using Acc = typename P::Acc;
   using Unit = typename P::Unit;
   using Ops = typename P::Ops;
@@ -192,6 +196,52 @@ void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t 
   }
 }
 
+template <class P>
+void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
+                 uint32_t k) {
+  mma_body<P>(a, b, c, d, m, n, k);
+}
+
+// A copy of blocked_mma() for one shape, which still takes any other.
+template <class P, uint32_t M, uint32_t N, uint32_t K>
+void fixed_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
+               uint32_t k) {
+  if (m == M && n == N && k == K) [[likely]]
+    mma_body<P>(a, b, c, d, M, N, K);
+  else
+    blocked_mma<P>(a, b, c, d, m, n, k);
+}
+
+// P's kernel for a shape: the copy specialized for it where it is one of S..., else the
+// general one.
+template <class P, TileShape... S>
+TileMmaFn for_shape(const TileShape& t) {
+  TileMmaFn fn = &blocked_mma<P>;
+  ((t.m == S.m && t.n == S.n && t.k == S.k ? (fn = &fixed_mma<P, S.m, S.n, S.k>) : fn), ...);
+  return fn;
+}
+
+// The shapes the JIT uses most (tile_mma.h) get fixed copies for the hot combinations.
+#define COOPVK_MMA_FLOAT_SHAPES TileShape{16, 16, 16}, TileShape{16, 8, 16}, TileShape{16, 8, 8}, TileShape{8, 8, 8}
+#define COOPVK_MMA_INT8_SHAPES TileShape{16, 16, 32}, TileShape{16, 8, 32}, TileShape{8, 8, 32}
+
+template <class P>
+TileMmaFn any_shape(const TileShape&) {
+  return &blocked_mma<P>;
+}
+
+// An arch's entry for one combination: the function that picks P's kernel for a shape.
+using SelectFn = TileMmaFn (*)(const TileShape&);
+template <class P, MmaCombo T>
+constexpr SelectFn select_for() {
+  if constexpr (!is_hot(T))
+    return &any_shape<P>;
+  else if constexpr (is_int_format(T.d))
+    return &for_shape<P, COOPVK_MMA_INT8_SHAPES>;
+  else
+    return &for_shape<P, COOPVK_MMA_FLOAT_SHAPES>;
+}
+
 // ---- per-arch kernel tables ----
 
 // A table of one entry per kMmaCombos index, from E::template get<I>() (nullptr where the
@@ -199,6 +249,13 @@ void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t 
 template <class E, class Fn, size_t... I>
 constexpr auto entry_table(std::index_sequence<I...>) {
   return std::array<Fn, sizeof...(I)>{E::template get<I>()...};
+}
+
+// The kernel of an arch whose E::get<I>() gives SelectFn entries, or nullptr.
+template <class E>
+TileMmaFn select(int combo, const TileShape& shape) {
+  static constexpr auto table = entry_table<E, SelectFn>(std::make_index_sequence<kMmaCombos.size()>());
+  return table[combo] ? table[combo](shape) : nullptr;
 }
 
 }  // namespace COOPVK_MMA_ISA

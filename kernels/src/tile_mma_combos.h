@@ -78,6 +78,16 @@ constexpr std::array<MmaCombo, kCount> make() {
 
 inline constexpr std::array<MmaCombo, combos_impl::kCount> kMmaCombos = combos_impl::make();
 
+// The combinations the JIT uses most (tile_mma.h): arches give them copies fixed to the
+// hot shapes as well.
+constexpr bool is_hot(const MmaCombo& t) {
+  using NF = NumberFormat;
+  if (t.saturate || t.c != t.d) return false;
+  if (int_bits(t.a) == 8) return int_bits(t.d) == 32 && (is_signed_int(t.a) || is_signed_int(t.b) || t.d == NF::U32);
+  return (t.a == NF::F16 && t.b == NF::F16) || (t.a == NF::BF16 && t.b == NF::BF16 && t.d == NF::F32) ||
+         (t.a == NF::E4M3 && t.b == NF::E4M3 && t.d == NF::F32) || t.a == NF::F32;
+}
+
 // Index of the combination in kMmaCombos, or -1.
 constexpr int combo_index(const MmaCombo& c) {
   for (size_t i = 0; i < kMmaCombos.size(); ++i)

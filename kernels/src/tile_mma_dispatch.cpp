@@ -10,13 +10,14 @@ TileMmaFn tile_mma_kernel(const TileMmaDesc& desc) {
   const int i = detail::combo_index({desc.a, desc.b, desc.c, desc.d, desc.saturate});
   if (i < 0) return nullptr;
   const uint32_t features = active_cpu_features();
+  const detail::TileShape shape{desc.m, desc.n, desc.k};
   TileMmaFn fn = nullptr;
   switch (active_kernel_arch()) {
     case KernelArch::Avx512:
-      if ((fn = detail::tile_mma_avx512(i, features))) return fn;
+      if ((fn = detail::tile_mma_avx512(i, features, shape))) return fn;
       [[fallthrough]];
     case KernelArch::Avx2:
-      if ((fn = detail::tile_mma_avx2(i, features))) return fn;
+      if ((fn = detail::tile_mma_avx2(i, features, shape))) return fn;
       [[fallthrough]];
     case KernelArch::Portable:
       if ((fn = detail::tile_mma_portable(i))) return fn;

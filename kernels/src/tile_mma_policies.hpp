@@ -18,7 +18,7 @@ inline namespace COOPVK_MMA_ISA {
 // takes (source, destination, count), into rows of dst_ld elements with the columns beyond
 // `cols` zeroed. One call covers the whole block when both sides are contiguous.
 template <class T, size_t SrcSize, class Convert>
-void convert_block(const uint8_t* src, size_t src_ld, uint32_t rows, uint32_t cols, T* dst,
+[[gnu::always_inline]] inline void convert_block(const uint8_t* src, size_t src_ld, uint32_t rows, uint32_t cols, T* dst,
                    size_t dst_ld, Convert convert) {
   if (src_ld == cols && dst_ld == cols) {
     convert(src, dst, size_t(rows) * cols);
@@ -47,13 +47,13 @@ struct FloatPolicy {
   static void fallback(const void*, const void*, const void*, void*, uint32_t, uint32_t, uint32_t) {}
 
   template <NumberFormat F>
-  static void rows_to_acc(const uint8_t* src, size_t src_ld, uint32_t rows, uint32_t cols,
+  [[gnu::always_inline]] static void rows_to_acc(const uint8_t* src, size_t src_ld, uint32_t rows, uint32_t cols,
                           Acc* dst, size_t dst_ld) {
     convert_block<Acc, fmt_size(F)>(src, src_ld, rows, cols, dst, dst_ld,
                                     [](const void* s, Acc* d, size_t n) { Cvt::template to_acc<F>(s, d, n); });
   }
 
-  static const Unit* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, Unit* buf,
+  [[gnu::always_inline]] static const Unit* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, Unit* buf,
                             size_t& ld) {
     if constexpr (FA == kAccFormat) {
       ld = lda;  // already f32 (f64) rows: broadcast from where they lie
@@ -64,7 +64,7 @@ struct FloatPolicy {
     return buf;
   }
 
-  static const Unit* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
+  [[gnu::always_inline]] static const Unit* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
                             Unit* buf, size_t& ld, Acc*, const Acc*& corr) {
     corr = nullptr;
     if (FB == kAccFormat && nb == nbpad) {
@@ -76,11 +76,11 @@ struct FloatPolicy {
     return buf;
   }
 
-  static void load_c(const uint8_t* c, size_t ldc, uint32_t mb, uint32_t nb, uint32_t nbpad, Acc* acc) {
+  [[gnu::always_inline]] static void load_c(const uint8_t* c, size_t ldc, uint32_t mb, uint32_t nb, uint32_t nbpad, Acc* acc) {
     rows_to_acc<FC>(c, ldc, mb, nb, acc, nbpad);
   }
 
-  static void store_d(const Acc* acc, size_t ldacc, const uint8_t*, uint8_t* d, size_t ldd,
+  [[gnu::always_inline]] static void store_d(const Acc* acc, size_t ldacc, const uint8_t*, uint8_t* d, size_t ldd,
                       uint32_t mb, uint32_t nb) {
     if (ldacc == nb && ldd == nb) {
       Cvt::template from_acc<FC>(acc, d, size_t(mb) * nb);
@@ -131,7 +131,7 @@ struct IntPolicy : Pack<FA, FB> {
     tile_mma_portable(combo_index({FA, FB, FC, FD, SAT}))(a, b, c, d, m, n, k);
   }
 
-  static void load_c(const uint8_t* c, size_t ldc, uint32_t mb, uint32_t nb, uint32_t nbpad, Acc* acc) {
+  [[gnu::always_inline]] static void load_c(const uint8_t* c, size_t ldc, uint32_t mb, uint32_t nb, uint32_t nbpad, Acc* acc) {
     if (SAT) {
       std::memset(acc, 0, size_t(mb) * nbpad * sizeof(Acc));
       return;
@@ -140,7 +140,7 @@ struct IntPolicy : Pack<FA, FB> {
                           [](const void* s, Acc* d, size_t n) { std::memcpy(d, s, n * 4); });
   }
 
-  static void store_d(const Acc* acc, size_t ldacc, const uint8_t* c, uint8_t* d, size_t ldd,
+  [[gnu::always_inline]] static void store_d(const Acc* acc, size_t ldacc, const uint8_t* c, uint8_t* d, size_t ldd,
                       uint32_t mb, uint32_t nb) {
     using TC = typename IntType<FC>::T;
     using TD = typename IntType<FD>::T;

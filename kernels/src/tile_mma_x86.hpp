@@ -8,10 +8,12 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "convert_arch.h"
 #include "tile_mma_blocked.hpp"
 #include "tile_mma_combos.h"
+#include "tile_mma_policies.hpp"
 
 #ifndef COOPVK_MMA_ISA
 #error "define COOPVK_MMA_ISA (the translation unit's instruction set) before including"
@@ -70,7 +72,7 @@ struct MaddX8 {
 // Runs body(src, dst) on groups of 8 elements; a last partial group goes through zero-padded
 // copies so that it takes the same code.
 template <class S, class Body>
-inline void by_eight(const S* src, float* dst, size_t n, Body body) {
+[[gnu::always_inline]] inline void by_eight(const S* src, float* dst, size_t n, Body body) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) body(src + i, dst + i);
   if (i < n) {
@@ -82,18 +84,36 @@ inline void by_eight(const S* src, float* dst, size_t n, Body body) {
   }
 }
 
-// f16 bit patterns whose f32 value is the E4M3 value / 256: E4M3's exponent and mantissa
-// bits, placed at the top of f16's, are the same number with a bias of 15 instead of 7 -
-// denormals included. The one E4M3 NaN (S.1111.111) is fixed up after.
-inline __m128i e4m3_as_scaled_f16(__m128i w) {
-  const __m128i mag = _mm_and_si128(w, _mm_set1_epi16(0x7f));
-  const __m128i sign = _mm_slli_epi16(_mm_and_si128(w, _mm_set1_epi16(0x80)), 8);
-  return _mm_or_si128(_mm_slli_epi16(mag, 7), sign);
+// f16 bit patterns of 16 fp8 values widened to 16 bits: E5M2 is the top byte of an f16; for
+// E4M3, the exponent and mantissa bits placed at the top of f16's are the same number with a
+// bias of 15 instead of 7 - denormals included - so the f16 is the value / 256, and the one
+// E4M3 NaN (S.1111.111, which would read 1.875) gets an all-ones f16 exponent.
+template <NumberFormat F>
+inline __m256i fp8_as_f16(__m256i w) {
+  if constexpr (F == NumberFormat::E5M2) return _mm256_slli_epi16(w, 8);
+  const __m256i mag = _mm256_and_si256(w, _mm256_set1_epi16(0x7f));
+  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(w, _mm256_set1_epi16(0x80)), 8);
+  const __m256i nan = _mm256_and_si256(_mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f)), _mm256_set1_epi16(0x7e00));
+  return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi16(mag, 7), sign), nan);
+}
+
+// 16 fp8 values at s -> f32 at d. x 256 undoes E4M3's scale exactly: the smallest E4M3
+// denormal, 2^-9, is a normal f32.
+template <NumberFormat F>
+[[gnu::always_inline]] inline void fp8_to_f32_16(const uint8_t* s, float* d) {
+  const __m256i h = fp8_as_f16<F>(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
+  __m256 lo = _mm256_cvtph_ps(_mm256_castsi256_si128(h)), hi = _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1));
+  if constexpr (F == NumberFormat::E4M3) {
+    lo = _mm256_mul_ps(lo, _mm256_set1_ps(256.0f));
+    hi = _mm256_mul_ps(hi, _mm256_set1_ps(256.0f));
+  }
+  _mm256_storeu_ps(d, lo);
+  _mm256_storeu_ps(d + 8, hi);
 }
 
 struct WidenX86 {
   template <NumberFormat F>
-  static void to_acc(const void* src, float* dst, size_t n) {
+  [[gnu::always_inline]] static void to_acc(const void* src, float* dst, size_t n) {
     if constexpr (F == NumberFormat::F32) {
       std::memcpy(dst, src, n * 4);
     } else if constexpr (F == NumberFormat::F16) {
@@ -105,32 +125,36 @@ struct WidenX86 {
         const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
         _mm256_storeu_ps(d, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
       });
-    } else if constexpr (F == NumberFormat::E5M2) {
-      // E5M2 is the top byte of an f16.
-      by_eight(static_cast<const uint8_t*>(src), dst, n, [](const uint8_t* s, float* d) {
-        const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
-        _mm256_storeu_ps(d, _mm256_cvtph_ps(_mm_slli_epi16(w, 8)));
-      });
-    } else if constexpr (F == NumberFormat::E4M3) {
-      by_eight(static_cast<const uint8_t*>(src), dst, n, [](const uint8_t* s, float* d) {
-        const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
-        // x 256 is exact: the smallest E4M3 denormal, 2^-9, is a normal f32.
-        const __m256 v = _mm256_mul_ps(_mm256_cvtph_ps(e4m3_as_scaled_f16(w)), _mm256_set1_ps(256.0f));
-        const __m128i nan16 = _mm_cmpeq_epi16(_mm_and_si128(w, _mm_set1_epi16(0x7f)), _mm_set1_epi16(0x7f));
-        const __m256 nan = _mm256_castsi256_ps(_mm256_cvtepi16_epi32(nan16));
-        _mm256_storeu_ps(d, _mm256_blendv_ps(v, _mm256_set1_ps(__builtin_nanf("")), nan));
-      });
+    } else if constexpr (F == NumberFormat::E5M2 || F == NumberFormat::E4M3) {
+      const auto* s = static_cast<const uint8_t*>(src);
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) fp8_to_f32_16<F>(s + i, dst + i);
+      if (i < n) {
+        uint8_t in[16] = {};
+        float out[16];
+        std::memcpy(in, s + i, n - i);
+        fp8_to_f32_16<F>(in, out);
+        std::memcpy(dst + i, out, (n - i) * sizeof(float));
+      }
     } else {
       static_assert(F == NumberFormat::F32, "no f32 widening for this format");
     }
   }
-  // Narrowing to D: the arch's bulk converter (round to nearest even, NaN quieted).
+  // Narrowing to D, rounding to nearest even: f16 with F16C's VCVTPS2PH (which quiets NaNs
+  // as the scalar reference does), bf16 through the arch's bulk converter.
   template <NumberFormat F>
-  static void from_acc(const float* src, void* dst, size_t n) {
-    if constexpr (F == NumberFormat::F32)
+  [[gnu::always_inline]] static void from_acc(const float* src, void* dst, size_t n) {
+    if constexpr (F == NumberFormat::F32) {
       std::memcpy(dst, src, n * 4);
-    else
+    } else if constexpr (F == NumberFormat::F16) {
+      auto* d = static_cast<uint16_t*>(dst);
+      size_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+      for (; i < n; ++i) d[i] = uint16_t(_cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT));
+    } else {
       convert_kernels_avx2()->from_f32(F, reinterpret_cast<const uint32_t*>(src), dst, n, Overflow::Ieee);
+    }
   }
 };
 
@@ -138,28 +162,54 @@ struct WidenX86 {
 
 // 8-bit row -> int16 row (sign- or zero-extended).
 template <bool Signed>
-inline void widen_bytes(const uint8_t* src, int16_t* dst, uint32_t n) {
+[[gnu::always_inline]] inline void widen_bytes(const uint8_t* src, int16_t* dst, uint32_t n) {
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m256i w = Signed ? _mm256_cvtepi8_epi16(x) : _mm256_cvtepu8_epi16(x);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), w);
   }
+  for (; i + 8 <= n; i += 8) {
+    const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), Signed ? _mm_cvtepi8_epi16(x) : _mm_cvtepu8_epi16(x));
+  }
   for (; i < n; ++i) dst[i] = Signed ? int16_t(int8_t(src[i])) : int16_t(src[i]);
 }
 
-// Two rows of 16-bit values (r1 null: zeros) -> cols pairs (r0[j], r1[j]), then zero pairs
-// up to `pad` columns.
-inline void interleave_pairs(const uint16_t* r0, const uint16_t* r1, uint32_t* dst, uint32_t cols,
-                             uint32_t pad) {
+// Two rows of bytes (r1 null: zeros) -> cols units of two int16 (r0[j], r1[j]), sign- or
+// zero-extended, then zero units up to `pad` columns. Interleaving the bytes first keeps the
+// columns in order, so no lane permute is needed.
+template <bool Signed>
+[[gnu::always_inline]] inline void interleave_byte_pairs(const uint8_t* r0, const uint8_t* r1, uint32_t* dst,
+                                                         uint32_t cols, uint32_t pad) {
+  auto widen = [](__m128i x) { return Signed ? _mm256_cvtepi8_epi16(x) : _mm256_cvtepu8_epi16(x); };
   uint32_t j = 0;
   for (; j + 16 <= cols; j += 16) {
-    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + j));
-    const __m256i w1 = r1 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + j)) : _mm256_setzero_si256();
-    // unpack works within 128-bit halves: lo holds columns 0-3 and 8-11, hi 4-7 and 12-15.
-    const __m256i lo = _mm256_unpacklo_epi16(w0, w1), hi = _mm256_unpackhi_epi16(w0, w1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j), _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + j));
+    const __m128i x1 = r1 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + j)) : _mm_setzero_si128();
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j), widen(_mm_unpacklo_epi8(x0, x1)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j + 8), widen(_mm_unpackhi_epi8(x0, x1)));
+  }
+  for (; j + 8 <= cols; j += 8) {
+    const __m128i x0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0 + j));
+    const __m128i x1 = r1 ? _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1 + j)) : _mm_setzero_si128();
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j), widen(_mm_unpacklo_epi8(x0, x1)));
+  }
+  auto ext = [](uint8_t v) { return uint32_t(uint16_t(Signed ? int16_t(int8_t(v)) : int16_t(v))); };
+  for (; j < cols; ++j) dst[j] = ext(r0[j]) | (r1 ? ext(r1[j]) : 0) << 16;
+  for (; j < pad; ++j) dst[j] = 0;
+}
+
+// Two rows of 16-bit values (r1 null: zeros) -> cols units (r0[j], r1[j]), then zero units up
+// to `pad` columns.
+[[gnu::always_inline]] inline void interleave_u16_pairs(const uint16_t* r0, const uint16_t* r1, uint32_t* dst,
+                                                        uint32_t cols, uint32_t pad) {
+  uint32_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + j));
+    const __m128i x1 = r1 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + j)) : _mm_setzero_si128();
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j), _mm_unpacklo_epi16(x0, x1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j + 4), _mm_unpackhi_epi16(x0, x1));
   }
   for (; j < cols; ++j) dst[j] = uint32_t(r0[j]) | uint32_t(r1 ? r1[j] : 0) << 16;
   for (; j < pad; ++j) dst[j] = 0;
@@ -167,20 +217,26 @@ inline void interleave_pairs(const uint16_t* r0, const uint16_t* r1, uint32_t* d
 
 // Four rows of bytes (null: zeros) -> cols quads (r0[j], r1[j], r2[j], r3[j]), then zero
 // quads up to `pad` columns.
-inline void interleave_quads(const uint8_t* const r[4], uint32_t* dst, uint32_t cols, uint32_t pad) {
+[[gnu::always_inline]] inline void interleave_quads(const uint8_t* const r[4], uint32_t* dst, uint32_t cols,
+                                                    uint32_t pad) {
   uint32_t j = 0;
-  for (; j + 16 <= cols; j += 16) {
-    __m128i x[4];
-    for (int i = 0; i < 4; ++i)
-      x[i] = r[i] ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(r[i] + j)) : _mm_setzero_si128();
-    const __m128i t0 = _mm_unpacklo_epi8(x[0], x[1]), t1 = _mm_unpackhi_epi8(x[0], x[1]);
-    const __m128i t2 = _mm_unpacklo_epi8(x[2], x[3]), t3 = _mm_unpackhi_epi8(x[2], x[3]);
-    auto* o = reinterpret_cast<__m128i*>(dst + j);
+  auto quads = [&](__m128i x0, __m128i x1, __m128i x2, __m128i x3, uint32_t at, bool sixteen) {
+    const __m128i t0 = _mm_unpacklo_epi8(x0, x1), t2 = _mm_unpacklo_epi8(x2, x3);
+    auto* o = reinterpret_cast<__m128i*>(dst + at);
     _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
     _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+    if (!sixteen) return;
+    const __m128i t1 = _mm_unpackhi_epi8(x0, x1), t3 = _mm_unpackhi_epi8(x2, x3);
     _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
     _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
-  }
+  };
+  auto load = [&](int i, uint32_t at, bool sixteen) {
+    if (r[i] == nullptr) return _mm_setzero_si128();
+    const auto* p = reinterpret_cast<const __m128i*>(r[i] + at);
+    return sixteen ? _mm_loadu_si128(p) : _mm_loadl_epi64(p);
+  };
+  for (; j + 16 <= cols; j += 16) quads(load(0, j, true), load(1, j, true), load(2, j, true), load(3, j, true), j, true);
+  for (; j + 8 <= cols; j += 8) quads(load(0, j, false), load(1, j, false), load(2, j, false), load(3, j, false), j, false);
   for (; j < cols; ++j) {
     uint32_t q = 0;
     for (int i = 0; i < 4; ++i) q |= uint32_t(r[i] ? r[i][j] : 0) << (8 * i);
@@ -194,7 +250,7 @@ inline void interleave_quads(const uint8_t* const r[4], uint32_t* dst, uint32_t 
 template <NumberFormat FA, NumberFormat FB>
 struct PackPairs8 {
   static constexpr uint32_t KG = 2;
-  static const uint32_t* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, uint32_t* buf,
+  [[gnu::always_inline]] static const uint32_t* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, uint32_t* buf,
                                 size_t& ld) {
     ld = (kc + 1) / 2;
     for (uint32_t r = 0; r < mb; ++r) {
@@ -204,17 +260,13 @@ struct PackPairs8 {
     }
     return buf;
   }
-  static const uint32_t* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
+  [[gnu::always_inline]] static const uint32_t* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
                                 uint32_t* buf, size_t& ld, int32_t*, const int32_t*& corr) {
     corr = nullptr;
     ld = nbpad;
-    alignas(32) int16_t w0[kNB], w1[kNB];
     for (uint32_t p = 0; 2 * p < kc; ++p) {
-      widen_bytes<is_signed_int(FB)>(b + 2 * p * ldb, w0, nb);
-      const bool second = 2 * p + 1 < kc;
-      if (second) widen_bytes<is_signed_int(FB)>(b + (2 * p + 1) * ldb, w1, nb);
-      interleave_pairs(reinterpret_cast<const uint16_t*>(w0), second ? reinterpret_cast<const uint16_t*>(w1) : nullptr,
-                       buf + p * ld, nb, nbpad);
+      const uint8_t* r0 = b + 2 * p * ldb;
+      interleave_byte_pairs<is_signed_int(FB)>(r0, 2 * p + 1 < kc ? r0 + ldb : nullptr, buf + p * ld, nb, nbpad);
     }
     return buf;
   }
@@ -234,7 +286,7 @@ struct QuadsFor {
     static constexpr uint32_t KG = 4;
     static constexpr bool kFlip = is_signed_int(FA) == is_signed_int(FB);
 
-    static const uint32_t* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, uint32_t* buf,
+    [[gnu::always_inline]] static const uint32_t* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc, uint32_t* buf,
                                   size_t& ld) {
       if (!kFlip && kc % 4 == 0 && lda % 4 == 0) {
         ld = lda / 4;  // A's rows are already quads of k
@@ -255,7 +307,7 @@ struct QuadsFor {
       return buf;
     }
 
-    static const uint32_t* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
+    [[gnu::always_inline]] static const uint32_t* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb, uint32_t nbpad,
                                   uint32_t* buf, size_t& ld, int32_t* corr, const int32_t*& corr_out) {
       ld = nbpad;
       const uint32_t groups = (kc + 3) / 4;
