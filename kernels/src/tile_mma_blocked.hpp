@@ -196,20 +196,36 @@ template <class P>
   }
 }
 
-template <class P>
+// How a kernel family K runs a tile: by default the blocked driver with K as its policy;
+// families that choose between policies (vector widths) or are not blocked at all specialize
+// this. K's kernels are blocked_mma<K> (run) and its fixed_mma<K, ...> copies (run_fixed,
+// where such a choice can be made at compile time).
+template <class K>
+struct Body {
+  [[gnu::always_inline]] static void run(const void* a, const void* b, const void* c, void* d,
+                                         uint32_t m, uint32_t n, uint32_t k) {
+    mma_body<K>(a, b, c, d, m, n, k);
+  }
+  template <uint32_t M, uint32_t N, uint32_t K_>
+  [[gnu::always_inline]] static void run_fixed(const void* a, const void* b, const void* c, void* d) {
+    mma_body<K>(a, b, c, d, M, N, K_);
+  }
+};
+
+template <class K>
 void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
                  uint32_t k) {
-  mma_body<P>(a, b, c, d, m, n, k);
+  Body<K>::run(a, b, c, d, m, n, k);
 }
 
 // A copy of blocked_mma() for one shape, which still takes any other.
-template <class P, uint32_t M, uint32_t N, uint32_t K>
+template <class K, uint32_t M, uint32_t N, uint32_t K_>
 void fixed_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
                uint32_t k) {
-  if (m == M && n == N && k == K) [[likely]]
-    mma_body<P>(a, b, c, d, M, N, K);
+  if (m == M && n == N && k == K_) [[likely]]
+    Body<K>::template run_fixed<M, N, K_>(a, b, c, d);
   else
-    blocked_mma<P>(a, b, c, d, m, n, k);
+    blocked_mma<K>(a, b, c, d, m, n, k);
 }
 
 // P's kernel for a shape: the copy specialized for it where it is one of S..., else the

@@ -332,15 +332,68 @@ struct QuadsFor {
   };
 };
 
-// The AVX-512 units pick 256-bit vectors where the columns fill them better than 512-bit
-// ones (n = 8, 24, ...); the JIT's n is fixed per call site, so the branch predicts.
+// A kernel family for the AVX-512 units: 256-bit vectors where the columns fill them better
+// than 512-bit ones (n = 8, 24, ...), else 512-bit. The JIT's n is fixed per call site (and
+// constant in the fixed copies), so the branch predicts or folds.
 template <class P256, class P512>
-void by_width(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n, uint32_t k) {
-  if (round_up(n, 8) % 16 == 0)
-    blocked_mma<P512>(a, b, c, d, m, n, k);
-  else
-    blocked_mma<P256>(a, b, c, d, m, n, k);
-}
+struct ByWidth {};
+
+constexpr bool use_512(uint32_t n) { return round_up(n, 8) % 16 == 0; }
+
+template <class P256, class P512>
+struct Body<ByWidth<P256, P512>> {
+  [[gnu::always_inline]] static void run(const void* a, const void* b, const void* c, void* d,
+                                         uint32_t m, uint32_t n, uint32_t k) {
+    if (use_512(n))
+      mma_body<P512>(a, b, c, d, m, n, k);
+    else
+      mma_body<P256>(a, b, c, d, m, n, k);
+  }
+  template <uint32_t M, uint32_t N, uint32_t K>
+  [[gnu::always_inline]] static void run_fixed(const void* a, const void* b, const void* c, void* d) {
+    if constexpr (use_512(N))
+      mma_body<P512>(a, b, c, d, M, N, K);
+    else
+      mma_body<P256>(a, b, c, d, M, N, K);
+  }
+};
+
+// bf16 x bf16 as pairs of k for vdpbf16ps (Ops::mac), which adds the products of a pair into
+// each f32 lane: A's rows are pairs already, B's rows are interleaved two by two. C and D
+// as for any float policy.
+template <class OpsT, NumberFormat FC>
+struct Bf16Policy : FloatPolicy<OpsT, WidenX86, NumberFormat::BF16, NumberFormat::BF16, FC> {
+  using Ops = OpsT;
+  using Unit = uint32_t;
+  static constexpr uint32_t KG = 2;
+
+  [[gnu::always_inline]] static const Unit* pack_a(const uint8_t* a, size_t lda, uint32_t mb, uint32_t kc,
+                                                   Unit* buf, size_t& ld) {
+    if (kc % 2 == 0 && lda % 2 == 0) {
+      ld = lda / 2;  // a row's consecutive k are its pairs
+      return reinterpret_cast<const Unit*>(a);
+    }
+    ld = (kc + 1) / 2;
+    for (uint32_t r = 0; r < mb; ++r) {
+      auto* row = reinterpret_cast<uint16_t*>(buf + r * ld);
+      std::memcpy(row, a + r * lda * 2, kc * 2);
+      if (kc & 1) row[kc] = 0;  // pad the last pair
+    }
+    return buf;
+  }
+
+  [[gnu::always_inline]] static const Unit* pack_b(const uint8_t* b, size_t ldb, uint32_t kc, uint32_t nb,
+                                                   uint32_t nbpad, Unit* buf, size_t& ld, float*,
+                                                   const float*& corr) {
+    corr = nullptr;
+    ld = nbpad;
+    for (uint32_t p = 0; 2 * p < kc; ++p) {
+      const auto* r0 = reinterpret_cast<const uint16_t*>(b) + 2 * p * ldb;
+      interleave_u16_pairs(r0, 2 * p + 1 < kc ? r0 + ldb : nullptr, buf + p * ld, nb, nbpad);
+    }
+    return buf;
+  }
+};
 
 // Combinations with native x86 kernels: every float one but f64, 8-bit integers into 32 bits.
 constexpr bool x86_native(const MmaCombo& t) {

@@ -19,10 +19,11 @@
 //      * Avx512 arch with AVX512-FP16, f16 x f16 + f16 -> f16: accumulates in f16 with
 //        vfmadd231ph (one f16 rounding per step; FP16 arithmetic never flushes denormals).
 //      * Avx512 arch with AVX512-BF16, bf16 inputs: vdpbf16ps adds two products per step
-//        (k pairs in an unspecified order) and, by its definition, treats denormal inputs as
-//        zero and flushes denormal results; Vulkan allows that by default ("any
-//        denormalized floating-point value ... may be flushed to zero") but not under
-//        DenormPreserve, for which the JIT must not pick this path (force the feature off).
+//        (k pairs in an unspecified order; an odd k is padded with +0, so a -0 result may
+//        come out +0) and, by its definition, treats denormal inputs as zero and flushes
+//        denormal results; Vulkan allows that by default ("any denormalized floating-point
+//        value ... may be flushed to zero") but not under DenormPreserve, for which the JIT
+//        must not pick this path (restrict_cpu_features() without kAvx512Bf16).
 //      * Portable arch, f32 x f32 and f64 x f64: multiply then add (two roundings) where
 //        the baseline ISA has no FMA.
 //    The native f32 paths honour the calling thread's MXCSR: with FTZ/DAZ set (a shader's
@@ -44,9 +45,16 @@
 //          {I8,U8} x {I8,U8} + {I32,U32} -> {I32,U32};
 //          {I16,U16} x {I16,U16} + {I32,U32} -> {I32,U32} and + {I16,U16} -> {I16,U16};
 //          {I32,U32} x {I32,U32} + {I32,U32} -> {I32,U32}.
-// Native paths (the rest runs the portable code): on Avx2 and Avx512 every float combination
-// but f64, and the 8-bit integer inputs into 32 bits (vpmaddwd on exact int16, or vpdpbusd
-// where the CPU has AVX-VNNI / AVX512-VNNI). Stack use is below 24 KiB per call.
+// Native paths (the rest runs the portable code), by KernelArch and CPU extension:
+//   Avx2:   every float combination but f64 (f32 FMA on ymm); 8-bit integers into 32 bits
+//           (vpmaddwd on exact int16 pairs; vpdpbusd with AVX-VNNI).
+//   Avx512: the same on zmm (ymm with 32 registers when n fills 8-lane vectors better), plus
+//           vfmadd231ph for f16 -> f16 with AVX512-FP16, vdpbf16ps for bf16 with
+//           AVX512-BF16, vpdpbusd with AVX512-VNNI.
+// The hot combinations (f16 x f16 + f32/f16, bf16 x bf16 + f32, e4m3 x e4m3 + f32, f32, and
+// the non-saturating 8-bit ones into 32 bits of matching signedness) also have copies fixed
+// to the JIT's usual shapes: 16x16x16, 16x8x16, 16x8x8, 8x8x8 (floats) and 16x16x32,
+// 16x8x32, 8x8x32 (8-bit integers). Stack use is below 24 KiB per call.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +73,8 @@ using TileMmaFn = void (*)(const void* a, const void* b, const void* c, void* d,
                            uint32_t n, uint32_t k);
 
 // The kernel for this combination on the active KernelArch and CPU features, or nullptr if
-// the combination is unsupported. The kernel takes any shape; desc's m, n, k are ignored.
+// the combination is unsupported. desc's m, n, k pick a copy fixed to that shape where there
+// is one; every kernel still takes any shape it is called with.
 // Each call of the kernel is a plain function call: no allocation, no locks, no dispatch
 // beyond a branch on the shape. Thread-safe; the pointers stay valid for the process's life.
 TileMmaFn tile_mma_kernel(const TileMmaDesc& desc);
