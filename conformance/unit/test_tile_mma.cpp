@@ -299,6 +299,38 @@ size_t mismatches(const Tile& x, const Tile& y) {
   return bad;
 }
 
+// Runs body(t, s, a, b, c) for every supported combination with a float D (or an integer
+// one) and every shape, with tiles of the case's sizes; done(t) after each combination.
+template <class Body, class Done>
+void each_case(bool floats, Body body, Done done) {
+  for (const Combo& t : all_combos()) {
+    if (is_float(t.d) != floats) continue;
+    INFO(name(t));
+    for (const Shape& s : kShapes) {
+      INFO(s.m << "x" << s.n << "x" << s.k);
+      Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
+      body(t, s, a, b, c);
+    }
+    done(t);
+  }
+}
+
+// Runs check(path, results) for each path that has a kernel for the case.
+template <class Check>
+void each_kernel(const std::vector<Path>& paths, const Combo& t, const Shape& s, const Tile& a,
+                 const Tile& b, const Tile& c, Check check) {
+  for (const Path& p : paths) {
+    INFO(p.name);
+    const TileMmaFn fn = kernel_for(p, {t.a, t.b, t.c, t.d, s.m, s.n, s.k, t.sat});
+    if (fn) check(p, run_kernel(fn, t, s, a, b, c));
+  }
+}
+
+void require_equal(const Run& r, const Tile& want) {
+  REQUIRE(mismatches(r.d, want) == 0);
+  REQUIRE(mismatches(r.d_in_place, want) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("tile_mma: the supported combinations are exactly the designed ones", "[tile_mma]") {
@@ -341,31 +373,20 @@ TEST_CASE("tile_mma: integers match 128-bit arithmetic on every path", "[tile_mm
   PathGuard guard;
   const auto paths = runnable_paths();
   std::mt19937_64 rng(1);
-  for (const Combo& t : all_combos()) {
-    if (is_float(t.d)) continue;
-    INFO(name(t));
-    int lo = 0, hi = 0;
-    for (const Shape& s : kShapes) {
-      INFO(s.m << "x" << s.n << "x" << s.k);
-      Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
-      for (size_t i = 0; i < a.count; ++i) a.set(i, random_int(t.a, rng));
-      for (size_t i = 0; i < b.count; ++i) b.set(i, random_int(t.b, rng));
-      for (size_t i = 0; i < c.count; ++i) c.set(i, random_c(t.c, t.d, rng));
-      const IntExpect want = naive_int(t, s, a, b, c);
-      lo += want.hit_lo, hi += want.hit_hi;
-      const Tile ref = reference(t, s, a, b, c);
-      size_t bad = 0;
-      for (size_t i = 0; i < ref.count; ++i) bad += ref.get(i) != want.bits[i];
-      REQUIRE(bad == 0);
-      for (const Path& p : paths) {
-        INFO(p.name);
-        const TileMmaFn fn = kernel_for(p, {t.a, t.b, t.c, t.d, s.m, s.n, s.k, t.sat});
-        if (!fn) continue;
-        const Run r = run_kernel(fn, t, s, a, b, c);
-        REQUIRE(mismatches(r.d, ref) == 0);
-        REQUIRE(mismatches(r.d_in_place, ref) == 0);
-      }
-    }
+  int lo = 0, hi = 0;
+  auto body = [&](const Combo& t, const Shape& s, Tile& a, Tile& b, Tile& c) {
+    for (size_t i = 0; i < a.count; ++i) a.set(i, random_int(t.a, rng));
+    for (size_t i = 0; i < b.count; ++i) b.set(i, random_int(t.b, rng));
+    for (size_t i = 0; i < c.count; ++i) c.set(i, random_c(t.c, t.d, rng));
+    const IntExpect want = naive_int(t, s, a, b, c);
+    lo += want.hit_lo, hi += want.hit_hi;
+    const Tile ref = reference(t, s, a, b, c);
+    size_t bad = 0;
+    for (size_t i = 0; i < ref.count; ++i) bad += ref.get(i) != want.bits[i];
+    REQUIRE(bad == 0);
+    each_kernel(paths, t, s, a, b, c, [&](const Path&, const Run& r) { require_equal(r, ref); });
+  };
+  auto done = [&](const Combo& t) {
     if (t.sat) {
       // Each end was reached where C plus the largest sum of products the shapes allow can
       // reach it, the low end where products can be negative (C alone taking an unsigned D
@@ -377,7 +398,9 @@ TEST_CASE("tile_mma: integers match 128-bit arithmetic on every path", "[tile_mm
       if (int_max(t.c) + most > int_max(t.d)) CHECK(hi > 0);
       if (least < 0 && int_min(t.c) + least < int_min(t.d)) CHECK(lo > 0);
     }
-  }
+    lo = hi = 0;
+  };
+  each_case(false, body, done);
 }
 
 TEST_CASE("tile_mma: integer saturation at both ends, and wrapping", "[tile_mma]") {
@@ -423,32 +446,20 @@ TEST_CASE("tile_mma: floats on exact inputs match the exact sum rounded once", "
   const auto paths = runnable_paths();
   std::mt19937_64 rng(2);
   std::vector<double> av, bv, cv;
-  for (const Combo& t : all_combos()) {
-    if (!is_float(t.d)) continue;
-    INFO(name(t));
-    for (const Shape& s : kShapes) {
-      INFO(s.m << "x" << s.n << "x" << s.k);
-      Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
-      exact_inputs(t, s, a, b, c, av, bv, cv, rng);
-      Tile want(t.d, c.count);
-      for (uint32_t i = 0; i < s.m; ++i)
-        for (uint32_t j = 0; j < s.n; ++j) {
-          double sum = cv[i * s.n + j];  // every partial sum is exact in double too
-          for (uint32_t kk = 0; kk < s.k; ++kk) sum += av[i * s.k + kk] * bv[kk * s.n + j];
-          want.set(i * s.n + j, encode(t.d, sum));
-        }
-      const Tile ref = reference(t, s, a, b, c);
-      REQUIRE(mismatches(ref, want) == 0);
-      for (const Path& p : paths) {
-        INFO(p.name);
-        const TileMmaFn fn = kernel_for(p, {t.a, t.b, t.c, t.d, s.m, s.n, s.k});
-        if (!fn) continue;
-        const Run r = run_kernel(fn, t, s, a, b, c);
-        REQUIRE(mismatches(r.d, ref) == 0);
-        REQUIRE(mismatches(r.d_in_place, ref) == 0);
+  auto body = [&](const Combo& t, const Shape& s, Tile& a, Tile& b, Tile& c) {
+    exact_inputs(t, s, a, b, c, av, bv, cv, rng);
+    Tile want(t.d, c.count);
+    for (uint32_t i = 0; i < s.m; ++i)
+      for (uint32_t j = 0; j < s.n; ++j) {
+        double sum = cv[i * s.n + j];  // every partial sum is exact in double too
+        for (uint32_t kk = 0; kk < s.k; ++kk) sum += av[i * s.k + kk] * bv[kk * s.n + j];
+        want.set(i * s.n + j, encode(t.d, sum));
       }
-    }
-  }
+    const Tile ref = reference(t, s, a, b, c);
+    REQUIRE(mismatches(ref, want) == 0);
+    each_kernel(paths, t, s, a, b, c, [&](const Path&, const Run& r) { require_equal(r, ref); });
+  };
+  each_case(true, body, [](const Combo&) {});
 }
 
 // Bound on random inputs, with u the accumulator's unit roundoff (f32; f64 for f64; f16 on
@@ -460,44 +471,34 @@ TEST_CASE("tile_mma: floats on random inputs stay within the rounding bound", "[
   const auto paths = runnable_paths();
   std::mt19937_64 rng(3);
   std::vector<double> av, bv, cv;
-  for (const Combo& t : all_combos()) {
-    if (!is_float(t.d)) continue;
-    INFO(name(t));
-    for (const Shape& s : kShapes) {
-      INFO(s.m << "x" << s.n << "x" << s.k);
-      Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
-      random_inputs(t, a, b, c, av, bv, cv, rng);
-      std::vector<long double> exact(c.count), magnitude(c.count);
-      for (uint32_t i = 0; i < s.m; ++i)
-        for (uint32_t j = 0; j < s.n; ++j) {
-          long double sum = cv[i * s.n + j], mag = std::fabs(cv[i * s.n + j]);
-          for (uint32_t kk = 0; kk < s.k; ++kk) {
-            const long double prod = (long double)av[i * s.k + kk] * bv[kk * s.n + j];
-            sum += prod, mag += std::fabs(prod);
-          }
-          exact[i * s.n + j] = sum, magnitude[i * s.n + j] = mag;
+  auto body = [&](const Combo& t, const Shape& s, Tile& a, Tile& b, Tile& c) {
+    random_inputs(t, a, b, c, av, bv, cv, rng);
+    std::vector<long double> exact(c.count), magnitude(c.count);
+    for (uint32_t i = 0; i < s.m; ++i)
+      for (uint32_t j = 0; j < s.n; ++j) {
+        long double sum = cv[i * s.n + j], mag = std::fabs(cv[i * s.n + j]);
+        for (uint32_t kk = 0; kk < s.k; ++kk) {
+          const long double prod = (long double)av[i * s.k + kk] * bv[kk * s.n + j];
+          sum += prod, mag += std::fabs(prod);
         }
-      for (const Path& p : paths) {
-        INFO(p.name);
-        const TileMmaFn fn = kernel_for(p, {t.a, t.b, t.c, t.d, s.m, s.n, s.k});
-        if (!fn) continue;
-        const NF acc = t.d == NF::F64 ? NF::F64
-                       : (p.features & kAvx512Fp16) && t.a == NF::F16 && t.d == NF::F16 ? NF::F16
-                                                                                       : NF::F32;
-        const double steps = 2.0 * s.k + 2, u = unit_roundoff(acc);
-        const double gamma = steps * u / (1 - steps * u), ud = unit_roundoff(t.d);
-        const Run r = run_kernel(fn, t, s, a, b, c);
-        size_t bad = 0;
-        for (size_t i = 0; i < c.count; ++i) {
-          const long double err = std::fabs((long double)decode(t.d, r.d.get(i)) - exact[i]);
-          if (err > gamma * magnitude[i] + ud * std::fabs(exact[i]) && ++bad <= 4)
-            FAIL_CHECK("element " << i << ": " << decode(t.d, r.d.get(i)) << " vs " << double(exact[i]));
-        }
-        REQUIRE(bad == 0);
-        REQUIRE(mismatches(r.d_in_place, r.d) == 0);
+        exact[i * s.n + j] = sum, magnitude[i * s.n + j] = mag;
       }
-    }
-  }
+    each_kernel(paths, t, s, a, b, c, [&](const Path& p, const Run& r) {
+      const bool f16_acc = (p.features & kAvx512Fp16) && t.a == NF::F16 && t.d == NF::F16;
+      const NF acc = t.d == NF::F64 ? NF::F64 : f16_acc ? NF::F16 : NF::F32;
+      const double steps = 2.0 * s.k + 2, u = unit_roundoff(acc);
+      const double gamma = steps * u / (1 - steps * u), ud = unit_roundoff(t.d);
+      size_t bad = 0;
+      for (size_t i = 0; i < c.count; ++i) {
+        const long double err = std::fabs((long double)decode(t.d, r.d.get(i)) - exact[i]);
+        if (err > gamma * magnitude[i] + ud * std::fabs(exact[i]) && ++bad <= 4)
+          FAIL_CHECK("element " << i << ": " << decode(t.d, r.d.get(i)) << " vs " << double(exact[i]));
+      }
+      REQUIRE(bad == 0);
+      REQUIRE(mismatches(r.d_in_place, r.d) == 0);
+    });
+  };
+  each_case(true, body, [](const Combo&) {});
 }
 
 TEST_CASE("tile_mma: every f16, bf16 and fp8 code widens exactly", "[tile_mma]") {

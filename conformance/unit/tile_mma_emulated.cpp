@@ -43,37 +43,24 @@ struct Twice {
   static V add(V x, V y) { return {O::add(x.lo, y.lo), O::add(x.hi, y.hi)}; }
 };
 
-template <bool AIsUnsigned>
-struct EmuVnni : MaddX8<16> {
-  static constexpr bool kAIsU = AIsUnsigned;
-  static V zero() { return _mm256_setzero_si256(); }
-  static V dpbusd(V acc, V u, V s) {
-    const __m256i lo = _mm256_set1_epi16(0x00ff);
-    const __m256i ue = _mm256_and_si256(u, lo), uo = _mm256_srli_epi16(u, 8);
-    const __m256i se = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8), so = _mm256_srai_epi16(s, 8);
-    return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(ue, se), _mm256_madd_epi16(uo, so)));
-  }
-  static V mac(V acc, V a, V b) { return AIsUnsigned ? dpbusd(acc, a, b) : dpbusd(acc, b, a); }
-};
+__m256i emu_dpbusd(__m256i acc, __m256i u, __m256i s) {
+  const __m256i lo = _mm256_set1_epi16(0x00ff);
+  const __m256i ue = _mm256_and_si256(u, lo), uo = _mm256_srli_epi16(u, 8);
+  const __m256i se = _mm256_srai_epi16(_mm256_slli_epi16(s, 8), 8), so = _mm256_srai_epi16(s, 8);
+  return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(ue, se), _mm256_madd_epi16(uo, so)));
+}
+template <bool AIsU>
+using EmuVnni = VnniOps<MaddX8<16>, AIsU, emu_dpbusd>;
+template <bool AIsU>
+using EmuVnni16 = Twice<EmuVnni<AIsU>>;
 
-struct EmuBf16 {
-  using V = __m256;
-  using Acc = float;
-  using Unit = uint32_t;
-  static constexpr int L = 8;
-  static constexpr int kMaxRows1 = max_rows(16, 1), kMaxRows2 = max_rows(16, 2) - 1;  // + 2 temporaries
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V bload(const uint32_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
-  static V bcast(const uint32_t* p) { return _mm256_castsi256_ps(_mm256_set1_epi32(int(load_u32(p)))); }
-  static V mac(V acc, V a, V b) {
-    const __m256i ai = _mm256_castps_si256(a), bi = _mm256_castps_si256(b), hi = _mm256_set1_epi32(int(0xffff0000u));
-    auto even = [](__m256i x) { return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16)); };
-    auto odd = [&](__m256i x) { return _mm256_castsi256_ps(_mm256_and_si256(x, hi)); };
-    return _mm256_fmadd_ps(odd(ai), odd(bi), _mm256_fmadd_ps(even(ai), even(bi), acc));
-  }
-  static V add(V x, V y) { return _mm256_add_ps(x, y); }
-};
+__m256 emu_dpbf16(__m256 acc, __m256 a, __m256 b) {
+  const __m256i ai = _mm256_castps_si256(a), bi = _mm256_castps_si256(b), hi = _mm256_set1_epi32(int(0xffff0000u));
+  auto even = [](__m256i x) { return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16)); };
+  auto odd = [&](__m256i x) { return _mm256_castsi256_ps(_mm256_and_si256(x, hi)); };
+  return _mm256_fmadd_ps(odd(ai), odd(bi), _mm256_fmadd_ps(even(ai), even(bi), acc));
+}
+using EmuBf16 = Bf16PairOps<F32x8<16>, emu_dpbf16>;
 
 // The families of the AVX-512 units, with these vectors.
 struct Float512 {
@@ -89,7 +76,7 @@ struct Float512 {
 struct Madd512 {
   template <MmaCombo t>
   static constexpr SelectFn get() {
-    if constexpr (!x86_native(t) || !is_int_format(t.d))
+    if constexpr (!x86_int8(t))
       return nullptr;
     else
       return select_for<ByWidth<IntPolicy<MaddX8<16>, PackPairs8, t.a, t.b, t.c, t.d, t.saturate>,
@@ -99,14 +86,10 @@ struct Madd512 {
 struct Vnni {
   template <MmaCombo t>
   static constexpr SelectFn get() {
-    if constexpr (!x86_native(t) || !is_int_format(t.d)) {
+    if constexpr (!x86_int8(t))
       return nullptr;
-    } else {
-      using O8 = EmuVnni<is_signed_int(t.b)>;
-      using O16 = Twice<O8>;
-      return select_for<ByWidth<IntPolicy<O8, QuadsFor<O8>::template Pack, t.a, t.b, t.c, t.d, t.saturate>,
-                                IntPolicy<O16, QuadsFor<O16>::template Pack, t.a, t.b, t.c, t.d, t.saturate>>, t>();
-    }
+    else
+      return select_for<ByWidth<VnniPolicy<EmuVnni, t>, VnniPolicy<EmuVnni16, t>>, t>();
   }
 };
 struct Bf16 {

@@ -12,25 +12,18 @@ namespace coopvk::kernels::detail {
 namespace mma::avx2_vnni {
 namespace {
 
+__m256i dp_vex(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
 template <bool AIsU>
-struct VnniX8 : MaddX8<16> {
-  static constexpr bool kAIsU = AIsU;
-  static V zero() { return _mm256_setzero_si256(); }
-  static V mac(V acc, V a, V b) {
-    return AIsU ? _mm256_dpbusd_avx_epi32(acc, a, b) : _mm256_dpbusd_avx_epi32(acc, b, a);
-  }
-};
+using VnniX8 = VnniOps<MaddX8<16>, AIsU, dp_vex>;
 
 struct Entries {
   template <size_t I>
   static constexpr SelectFn get() {
     constexpr MmaCombo t = kMmaCombos[I];
-    if constexpr (!(x86_native(t) && is_int_format(t.d))) {
+    if constexpr (!x86_int8(t))
       return nullptr;
-    } else {
-      using O = VnniX8<is_signed_int(t.b)>;
-      return select_for<IntPolicy<O, QuadsFor<O>::template Pack, t.a, t.b, t.c, t.d, t.saturate>, t>();
-    }
+    else
+      return select_for<VnniPolicy<VnniX8, t>, t>();
   }
 };
 

@@ -6,7 +6,7 @@
 #define COOPVK_MMA_ISA avx512_bf16
 #include "tile_mma_arch.h"
 #include "tile_mma_policies.hpp"
-#include "tile_mma_x86.hpp"
+#include "tile_mma_avx512_ops.hpp"
 
 namespace coopvk::kernels::detail {
 
@@ -14,34 +14,10 @@ namespace coopvk::kernels::detail {
 namespace mma::avx512_bf16 {
 namespace {
 
-// Units are bf16 pairs; the vectors hold f32 accumulators, and pairs as the same bits.
-struct Bf16X8 {
-  using V = __m256;
-  using Acc = float;
-  using Unit = uint32_t;
-  static constexpr int L = 8;
-  static constexpr int kMaxRows1 = max_rows(32, 1), kMaxRows2 = max_rows(32, 2);
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V bload(const uint32_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
-  static V bcast(const uint32_t* p) { return _mm256_castsi256_ps(_mm256_set1_epi32(int(load_u32(p)))); }
-  static V mac(V acc, V a, V b) { return _mm256_dpbf16_ps(acc, (__m256bh)a, (__m256bh)b); }
-  static V add(V x, V y) { return _mm256_add_ps(x, y); }
-};
-
-struct Bf16X16 {
-  using V = __m512;
-  using Acc = float;
-  using Unit = uint32_t;
-  static constexpr int L = 16;
-  static constexpr int kMaxRows1 = max_rows(32, 1), kMaxRows2 = max_rows(32, 2);
-  static V load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
-  static V bload(const uint32_t* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
-  static V bcast(const uint32_t* p) { return _mm512_castsi512_ps(_mm512_set1_epi32(int(load_u32(p)))); }
-  static V mac(V acc, V a, V b) { return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b); }
-  static V add(V x, V y) { return _mm512_add_ps(x, y); }
-};
+__m256 dp256(__m256 acc, __m256 a, __m256 b) { return _mm256_dpbf16_ps(acc, (__m256bh)a, (__m256bh)b); }
+__m512 dp512(__m512 acc, __m512 a, __m512 b) { return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b); }
+using Bf16X8 = Bf16PairOps<F32x8<32>, dp256>;
+using Bf16X16 = Bf16PairOps<F32x16, dp512>;
 
 struct Entries {
   template <size_t I>

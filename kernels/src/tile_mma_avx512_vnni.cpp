@@ -5,7 +5,7 @@
 #define COOPVK_MMA_ISA avx512_vnni
 #include "tile_mma_arch.h"
 #include "tile_mma_policies.hpp"
-#include "tile_mma_x86.hpp"
+#include "tile_mma_avx512_ops.hpp"
 
 namespace coopvk::kernels::detail {
 
@@ -13,43 +13,21 @@ namespace coopvk::kernels::detail {
 namespace mma::avx512_vnni {
 namespace {
 
+__m256i dp256(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_epi32(acc, u, s); }
+__m512i dp512(__m512i acc, __m512i u, __m512i s) { return _mm512_dpbusd_epi32(acc, u, s); }
 template <bool AIsU>
-struct VnniX8 : MaddX8<32> {
-  static constexpr bool kAIsU = AIsU;
-  static V zero() { return _mm256_setzero_si256(); }
-  static V mac(V acc, V a, V b) { return AIsU ? _mm256_dpbusd_epi32(acc, a, b) : _mm256_dpbusd_epi32(acc, b, a); }
-};
-
+using VnniX8 = VnniOps<MaddX8<32>, AIsU, dp256>;
 template <bool AIsU>
-struct VnniX16 {
-  using V = __m512i;
-  using Acc = int32_t;
-  using Unit = uint32_t;
-  static constexpr int L = 16;
-  static constexpr bool kAIsU = AIsU;
-  static constexpr int kMaxRows1 = max_rows(32, 1), kMaxRows2 = max_rows(32, 2);
-  static V zero() { return _mm512_setzero_si512(); }
-  static V load(const int32_t* p) { return _mm512_loadu_si512(p); }
-  static void store(int32_t* p, V v) { _mm512_storeu_si512(p, v); }
-  static V bload(const uint32_t* p) { return _mm512_loadu_si512(p); }
-  static V bcast(const uint32_t* p) { return _mm512_set1_epi32(int(load_u32(p))); }
-  static V mac(V acc, V a, V b) { return AIsU ? _mm512_dpbusd_epi32(acc, a, b) : _mm512_dpbusd_epi32(acc, b, a); }
-  static V add(V x, V y) { return _mm512_add_epi32(x, y); }
-};
+using VnniX16 = VnniOps<MaddX16, AIsU, dp512>;
 
 struct Entries {
   template <size_t I>
   static constexpr SelectFn get() {
     constexpr MmaCombo t = kMmaCombos[I];
-    if constexpr (!(x86_native(t) && is_int_format(t.d))) {
+    if constexpr (!x86_int8(t))
       return nullptr;
-    } else {
-      using O8 = VnniX8<is_signed_int(t.b)>;
-      using O16 = VnniX16<is_signed_int(t.b)>;
-      using P256 = IntPolicy<O8, QuadsFor<O8>::template Pack, t.a, t.b, t.c, t.d, t.saturate>;
-      using P512 = IntPolicy<O16, QuadsFor<O16>::template Pack, t.a, t.b, t.c, t.d, t.saturate>;
-      return select_for<ByWidth<P256, P512>, t>();
-    }
+    else
+      return select_for<ByWidth<VnniPolicy<VnniX8, t>, VnniPolicy<VnniX16, t>>, t>();
   }
 };
 

@@ -15,10 +15,6 @@
 #include "tile_mma_combos.h"
 #include "tile_mma_policies.hpp"
 
-#ifndef COOPVK_MMA_ISA
-#error "define COOPVK_MMA_ISA (the translation unit's instruction set) before including"
-#endif
-
 namespace coopvk::kernels::detail::mma {
 inline namespace COOPVK_MMA_ISA {
 
@@ -65,6 +61,7 @@ struct MaddX8 {
   static V bcast(const uint32_t* p) { return _mm256_set1_epi32(int(load_u32(p))); }
   static V mac(V acc, V a, V b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
   static V add(V x, V y) { return _mm256_add_epi32(x, y); }
+  static V zero() { return _mm256_setzero_si256(); }
 };
 
 // ---- widening to f32 (exact) ----
@@ -395,11 +392,37 @@ struct Bf16Policy : FloatPolicy<OpsT, WidenX86, NumberFormat::BF16, NumberFormat
   }
 };
 
+// vpdpbusd over an int32 vector's operations (Base: MaddX8, or the 512-bit MaddX16): Dp is the
+// instruction form (VEX, EVEX ymm, zmm) as dp(acc, unsigned bytes, signed bytes); A takes the
+// unsigned role when B is signed (see QuadsFor).
+template <class Base, bool AIsU, auto Dp>
+struct VnniOps : Base {
+  using V = typename Base::V;
+  static constexpr bool kAIsU = AIsU;
+  static V mac(V acc, V a, V b) { return AIsU ? Dp(acc, a, b) : Dp(acc, b, a); }
+};
+template <template <bool> class Ops, MmaCombo t>
+using VnniPolicy = IntPolicy<Ops<is_signed_int(t.b)>, QuadsFor<Ops<is_signed_int(t.b)>>::template Pack, t.a,
+                             t.b, t.c, t.d, t.saturate>;
+
+// vdpbf16ps over an f32 vector's operations (Base: F32x8 or the 512-bit F32x16): the units
+// are bf16 pairs, moved as the same 32 bits; Dp is the instruction form, dp(acc, a, b).
+template <class Base, auto Dp>
+struct Bf16PairOps : Base {
+  using V = typename Base::V;
+  using Unit = uint32_t;
+  static V bload(const uint32_t* p) { return Base::bload(reinterpret_cast<const float*>(p)); }
+  static V bcast(const uint32_t* p) {
+    float bits;
+    std::memcpy(&bits, p, 4);  // the pair's bits, read without aliasing a uint32_t as float
+    return Base::bcast(&bits);
+  }
+  static V mac(V acc, V a, V b) { return Dp(acc, a, b); }
+};
+
 // Combinations with native x86 kernels: every float one but f64, 8-bit integers into 32 bits.
-constexpr bool x86_native(const MmaCombo& t) {
-  if (is_int_format(t.d)) return int_bits(t.a) == 8 && int_bits(t.d) == 32;
-  return t.d != NumberFormat::F64;
-}
+constexpr bool x86_int8(const MmaCombo& t) { return is_int_format(t.d) && int_bits(t.a) == 8 && int_bits(t.d) == 32; }
+constexpr bool x86_native(const MmaCombo& t) { return x86_int8(t) || (!is_int_format(t.d) && t.d != NumberFormat::F64); }
 
 }  // namespace COOPVK_MMA_ISA
 }  // namespace coopvk::kernels::detail::mma
