@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "convert_simd.hpp"
+#include "coopvk/kernels/cpu_dispatch.h"
 
 namespace coopvk::kernels::detail {
 
@@ -37,15 +38,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void f32_to_bf16
 }
 #endif
 
-bool has_avx512bf16() {
-#if defined(__GNUC__)
-  static const bool yes = __builtin_cpu_supports("avx512bf16");
-  return yes;
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 template <>
@@ -67,7 +59,7 @@ bool Avx512Kernels::native_f32_to_f16(const uint32_t* src, uint16_t* dst, size_t
 template <>
 bool Avx512Kernels::native_f32_to_bf16(const uint32_t* src, uint16_t* dst, size_t n) {
 #if defined(__GNUC__)
-  if (has_avx512bf16()) {
+  if (active_cpu_features() & kAvx512Bf16) {
     f32_to_bf16_native(src, dst, n);
     return true;
   }

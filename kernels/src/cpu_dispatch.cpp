@@ -55,7 +55,45 @@ std::atomic<KernelArch>& current() {
   return arch;
 }
 
+uint32_t detect_features() {
+  uint32_t f = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  // The AVX-512 extensions are only of use with the base AVX-512 arch (whose check covers
+  // the OS saving zmm state); AVX-VNNI needs only AVX2's ymm state.
+  if (cpu_has(KernelArch::Avx512)) {
+    if (__builtin_cpu_supports("avx512fp16")) f |= kAvx512Fp16;
+    if (__builtin_cpu_supports("avx512bf16")) f |= kAvx512Bf16;
+    if (__builtin_cpu_supports("avx512vnni")) f |= kAvx512Vnni;
+  }
+  if (cpu_has(KernelArch::Avx2) && __builtin_cpu_supports("avxvnni")) f |= kAvxVnni;
+#endif
+  return f;
+}
+
+uint32_t detected_features() {
+  static const uint32_t f = detect_features();
+  return f;
+}
+
+std::atomic<uint32_t>& feature_mask() {
+  static std::atomic<uint32_t> mask{detected_features()};
+  return mask;
+}
+
 }  // namespace
+
+bool cpu_has_avx512fp16() { return (detected_features() & kAvx512Fp16) != 0; }
+bool cpu_has_avx512bf16() { return (detected_features() & kAvx512Bf16) != 0; }
+bool cpu_has_avx512vnni() { return (detected_features() & kAvx512Vnni) != 0; }
+bool cpu_has_avxvnni() { return (detected_features() & kAvxVnni) != 0; }
+uint32_t cpu_features() { return detected_features(); }
+uint32_t active_cpu_features() { return feature_mask().load(std::memory_order_relaxed); }
+
+bool restrict_cpu_features(uint32_t mask) {
+  if ((mask & ~detected_features()) != 0) return false;
+  feature_mask().store(mask, std::memory_order_relaxed);
+  return true;
+}
 
 const char* kernel_arch_name(KernelArch a) {
   switch (a) {

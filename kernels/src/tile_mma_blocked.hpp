@@ -1,0 +1,278 @@
+// The blocked tile multiply-add driver shared by every SIMD path, written once and compiled in
+// each arch's translation unit with that unit's flags (it contains no intrinsics itself).
+//
+// Shape of the work: D's columns are cut into blocks of kNB, rows into blocks of kMB, K into
+// chunks of kKC. For each (column block, row block) the accumulators live either in D itself
+// ("direct": the accumulator is D's own format and the columns fill whole vectors) or in a
+// padded scratch tile; each K chunk packs the A rows and B columns it needs into the layout
+// the micro-kernel wants (or uses them where they lie when they already have it), then the
+// micro-kernels run over register-sized sub-tiles. For the tiles the JIT uses (up to 32 x 32,
+// K up to 64) that is one block and one chunk: each element of A and B is converted once.
+//
+// Every name here is inside the inline namespace COOPVK_MMA_ISA, which the including
+// translation unit defines (avx2, avx512, ...): the same template compiled with different
+// instruction-set flags must not become one symbol, or the linker could hand an AVX-512
+// copy to an AVX2 CPU.
+//
+// A policy P says how one combination is computed:
+//   Acc, Unit         accumulator element (float / int32_t) and packed unit (4 bytes: one k
+//                     group, KG consecutive k values of one row of A or column of B)
+//   Ops               the micro-kernel's vector operations (see micro() below)
+//   L, KG             accumulator lanes per vector (columns are padded to L), k per unit
+//   kSizeA..kSizeD    element sizes of A, B, C, D in bytes
+//   kDirect           accumulators may live in D (same bits as Acc, no saturation step)
+//   kMaxK             largest k the exact integer accumulation covers (else `fallback`)
+//   pack_a(a, lda, mb, kc, buf, &ld)        -> units of A, ld units per row
+//   pack_b(b, ldb, kc, nb, nbpad, buf, &ld, corr, &corr_out)
+//                     -> units of B, ld units per k group; corr_out: per-column values to
+//                     add to the accumulators once for this chunk (sign fix-ups), or null
+//   load_c(c, ldc, mb, nb, nbpad, acc)      C block -> accumulator scratch (padded)
+//   store_d(acc, ldacc, c, d, ldd, mb, nb)  accumulator scratch -> D block (c for saturation)
+//   fallback          the kernel to run when k > kMaxK
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "tile_mma_arch.h"
+
+#ifndef COOPVK_MMA_ISA
+#error "define COOPVK_MMA_ISA (the translation unit's instruction set) before including"
+#endif
+
+namespace coopvk::kernels::detail::mma {
+inline namespace COOPVK_MMA_ISA {
+
+constexpr uint32_t kMB = 32, kNB = 32, kKC = 64;
+
+constexpr uint32_t round_up(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
+
+// ---- micro-kernel ----
+
+// MR rows x NV vectors of accumulators held in registers over `groups` k groups: for each
+// group, NV vectors of B units are loaded once and each row's A unit is broadcast against
+// them. Ops supplies V (the vector), Acc, Unit, L and load / store / bload / bcast / mac / add.
+template <class Ops, int MR, int NV>
+void micro(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
+           uint32_t groups, const typename Ops::Acc* corr, const typename Ops::Acc* cin,
+           size_t ldcin, typename Ops::Acc* cout, size_t ldcout) {
+  using V = typename Ops::V;
+  constexpr int L = Ops::L;
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = Ops::load(cin + r * ldcin + v * L);
+  if (corr != nullptr) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const V cv = Ops::load(corr + v * L);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) acc[r][v] = Ops::add(acc[r][v], cv);
+    }
+  }
+  for (uint32_t g = 0; g < groups; ++g) {
+    V b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = Ops::bload(bp + g * ldb + v * L);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V a = Ops::bcast(ap + r * lda + g);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = Ops::mac(acc[r][v], a, b[v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) Ops::store(cout + r * ldcout + v * L, acc[r][v]);
+}
+
+template <class Ops>
+using MicroFn = void (*)(const typename Ops::Unit*, size_t, const typename Ops::Unit*, size_t,
+                         uint32_t, const typename Ops::Acc*, const typename Ops::Acc*, size_t,
+                         typename Ops::Acc*, size_t);
+
+// Row counts a micro-kernel is instantiated for; other counts are split into these.
+constexpr int kRowSizes[] = {1, 2, 3, 4, 6, 8, 12, 16};
+
+template <class Ops, int NV, size_t... I>
+constexpr std::array<MicroFn<Ops>, sizeof...(I)> micro_table(std::index_sequence<I...>) {
+  return {&micro<Ops, kRowSizes[I], NV>...};
+}
+
+// Index into kRowSizes of the next row block for `rows` remaining rows, at most `max` per
+// block: full blocks while at least two remain, then two halves rather than a full block and
+// a sliver (a sliver has too few independent accumulators to hide the FMA latency).
+constexpr int next_rows(uint32_t rows, int max) {
+  uint32_t want = rows;
+  if (rows > uint32_t(max)) want = rows >= 2u * max ? uint32_t(max) : (rows + 1) / 2;
+  int best = 0;
+  for (int i = 0; i < int(std::size(kRowSizes)); ++i)
+    if (kRowSizes[i] <= max && uint32_t(kRowSizes[i]) <= want) best = i;
+  return best;
+}
+
+// All mb rows x nv vectors of one chunk: column groups of two vectors (one at the end when
+// nv is odd), each cut into row blocks.
+template <class Ops>
+[[gnu::always_inline]] inline void compute(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
+             uint32_t groups, const typename Ops::Acc* corr, const typename Ops::Acc* cin,
+             size_t ldcin, typename Ops::Acc* cout, size_t ldcout, uint32_t mb, uint32_t nv) {
+  constexpr size_t kSizes = std::size(kRowSizes);
+  static constexpr auto one = micro_table<Ops, 1>(std::make_index_sequence<kSizes>());
+  static constexpr auto two = micro_table<Ops, 2>(std::make_index_sequence<kSizes>());
+  constexpr int L = Ops::L;
+  for (uint32_t v0 = 0; v0 < nv;) {
+    const bool pair = nv - v0 >= 2;
+    const int max = pair ? Ops::kMaxRows2 : Ops::kMaxRows1;
+    const auto& table = pair ? two : one;
+    for (uint32_t r0 = 0; r0 < mb;) {
+      const int idx = next_rows(mb - r0, max);
+      const size_t col = size_t(v0) * L;
+      table[idx](ap + r0 * lda, lda, bp + col, ldb, groups, corr ? corr + col : nullptr,
+                 cin + r0 * ldcin + col, ldcin, cout + r0 * ldcout + col, ldcout);
+      r0 += kRowSizes[idx];
+    }
+    v0 += pair ? 2 : 1;
+  }
+}
+
+// ---- the driver ----
+
+// Inlined into blocked_mma() and into fixed_mma(), whose constant shape folds the blocking
+// away and turns the micro-kernel table lookups into direct calls.
+template <class P>
+[[gnu::always_inline]] inline void mma_body(const void* a, const void* b, const void* c, void* d,
+                                            uint32_t m, uint32_t n, uint32_t k) {
+  using Acc = typename P::Acc;
+  using Unit = typename P::Unit;
+  using Ops = typename P::Ops;
+  constexpr uint32_t L = P::L, KG = P::KG;
+  static_assert(kKC % KG == 0 && kNB % L == 0);
+  if (k > P::kMaxK) return P::fallback(a, b, c, d, m, n, k);
+  alignas(64) Unit abuf[kMB * (kKC / KG)];
+  alignas(64) Unit bbuf[(kKC / KG) * kNB];
+  alignas(64) Acc accbuf[kMB * kNB];
+  alignas(64) Acc corr[kNB];
+  const auto* A = static_cast<const uint8_t*>(a);
+  const auto* B = static_cast<const uint8_t*>(b);
+  const auto* C = static_cast<const uint8_t*>(c);
+  auto* D = static_cast<uint8_t*>(d);
+  const bool direct = P::kDirect && n % L == 0 && k > 0;
+  for (uint32_t n0 = 0; n0 < n; n0 += kNB) {
+    const uint32_t nb = std::min(kNB, n - n0), nbpad = round_up(nb, L);
+    for (uint32_t m0 = 0; m0 < m; m0 += kMB) {
+      const uint32_t mb = std::min(kMB, m - m0);
+      const size_t cd_off = size_t(m0) * n + n0;
+      Acc* acc = accbuf;
+      size_t ldacc = nbpad;
+      const Acc* cin = accbuf;
+      size_t ldcin = nbpad;
+      if (direct) {
+        acc = reinterpret_cast<Acc*>(D + cd_off * P::kSizeD);
+        cin = reinterpret_cast<const Acc*>(C + cd_off * P::kSizeC);
+        ldacc = ldcin = n;
+      } else {
+        P::load_c(C + cd_off * P::kSizeC, n, mb, nb, nbpad, accbuf);
+      }
+      for (uint32_t k0 = 0; k0 < k; k0 += kKC) {
+        const uint32_t kc = std::min(kKC, k - k0);
+        size_t lda = 0, ldb = 0;
+        const Acc* cr = nullptr;
+        const Unit* ap = P::pack_a(A + (size_t(m0) * k + k0) * P::kSizeA, k, mb, kc, abuf, lda);
+        const Unit* bp =
+            P::pack_b(B + (size_t(k0) * n + n0) * P::kSizeB, n, kc, nb, nbpad, bbuf, ldb, corr, cr);
+        compute<Ops>(ap, lda, bp, ldb, (kc + KG - 1) / KG, cr, cin, ldcin, acc, ldacc, mb,
+                     nbpad / L);
+        cin = acc;
+        ldcin = ldacc;
+      }
+      if (!direct) P::store_d(accbuf, nbpad, C + cd_off * P::kSizeC, D + cd_off * P::kSizeD, n, mb, nb);
+    }
+  }
+}
+
+// How a kernel family K runs a tile: by default the blocked driver with K as its policy;
+// families that choose between policies (vector widths) or are not blocked at all specialize
+// this. K's kernels are blocked_mma<K> (run) and its fixed_mma<K, ...> copies (run_fixed,
+// where such a choice can be made at compile time).
+template <class K>
+struct Body {
+  [[gnu::always_inline]] static void run(const void* a, const void* b, const void* c, void* d,
+                                         uint32_t m, uint32_t n, uint32_t k) {
+    mma_body<K>(a, b, c, d, m, n, k);
+  }
+  template <uint32_t M, uint32_t N, uint32_t K_>
+  [[gnu::always_inline]] static void run_fixed(const void* a, const void* b, const void* c, void* d) {
+    mma_body<K>(a, b, c, d, M, N, K_);
+  }
+};
+
+template <class K>
+void blocked_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
+                 uint32_t k) {
+  Body<K>::run(a, b, c, d, m, n, k);
+}
+
+// A copy of blocked_mma() for one shape, which still takes any other.
+template <class K, uint32_t M, uint32_t N, uint32_t K_>
+void fixed_mma(const void* a, const void* b, const void* c, void* d, uint32_t m, uint32_t n,
+               uint32_t k) {
+  if (m == M && n == N && k == K_) [[likely]]
+    Body<K>::template run_fixed<M, N, K_>(a, b, c, d);
+  else
+    blocked_mma<K>(a, b, c, d, m, n, k);
+}
+
+// P's kernel for a shape: the copy specialized for it where it is one of S..., else the
+// general one.
+template <class P, TileShape... S>
+TileMmaFn for_shape(const TileShape& t) {
+  TileMmaFn fn = &blocked_mma<P>;
+  ((t.m == S.m && t.n == S.n && t.k == S.k ? (fn = &fixed_mma<P, S.m, S.n, S.k>) : fn), ...);
+  return fn;
+}
+
+// The shapes the JIT uses most (tile_mma.h) get fixed copies for the hot combinations.
+#define COOPVK_MMA_FLOAT_SHAPES TileShape{16, 16, 16}, TileShape{16, 8, 16}, TileShape{16, 8, 8}, TileShape{8, 8, 8}
+#define COOPVK_MMA_INT8_SHAPES TileShape{16, 16, 32}, TileShape{16, 8, 32}, TileShape{8, 8, 32}
+
+template <class P>
+TileMmaFn any_shape(const TileShape&) {
+  return &blocked_mma<P>;
+}
+
+// An arch's entry for one combination: the function that picks P's kernel for a shape.
+using SelectFn = TileMmaFn (*)(const TileShape&);
+template <class P, MmaCombo T>
+constexpr SelectFn select_for() {
+  if constexpr (!is_hot(T))
+    return &any_shape<P>;
+  else if constexpr (is_int_format(T.d))
+    return &for_shape<P, COOPVK_MMA_INT8_SHAPES>;
+  else
+    return &for_shape<P, COOPVK_MMA_FLOAT_SHAPES>;
+}
+
+// ---- per-arch kernel tables ----
+
+// A table of one entry per kMmaCombos index, from E::template get<I>() (nullptr where the
+// arch has no kernel of its own for that combination).
+template <class E, class Fn, size_t... I>
+constexpr auto entry_table(std::index_sequence<I...>) {
+  return std::array<Fn, sizeof...(I)>{E::template get<I>()...};
+}
+
+// The kernel of an arch whose E::get<I>() gives SelectFn entries, or nullptr.
+template <class E>
+TileMmaFn select(int combo, const TileShape& shape) {
+  static constexpr auto table = entry_table<E, SelectFn>(std::make_index_sequence<kMmaCombos.size()>());
+  return table[combo] ? table[combo](shape) : nullptr;
+}
+
+}  // namespace COOPVK_MMA_ISA
+}  // namespace coopvk::kernels::detail::mma
