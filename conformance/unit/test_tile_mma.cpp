@@ -567,3 +567,32 @@ TEST_CASE("tile_mma: NaN propagates and k = 0 gives C", "[tile_mma]") {
     }
   }
 }
+
+TEST_CASE("tile_mma: a kernel looked up for one shape runs any other", "[tile_mma]") {
+  // The hot shapes get fixed copies (tile_mma.h); called with another shape they must still
+  // compute it.
+  PathGuard guard;
+  std::mt19937_64 rng(5);
+  const Combo combos[] = {{NF::F16, NF::F16, NF::F32, NF::F32, false}, {NF::I8, NF::I8, NF::I32, NF::I32, false},
+                          {NF::F16, NF::F16, NF::F16, NF::F16, false}, {NF::BF16, NF::BF16, NF::F32, NF::F32, false}};
+  const Shape s{17, 9, 33};
+  std::vector<double> av, bv, cv;
+  for (const Combo& t : combos) {
+    INFO(name(t));
+    Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
+    if (is_float(t.d)) {
+      exact_inputs(t, s, a, b, c, av, bv, cv, rng);
+    } else {
+      for (size_t i = 0; i < a.count; ++i) a.set(i, random_int(t.a, rng));
+      for (size_t i = 0; i < b.count; ++i) b.set(i, random_int(t.b, rng));
+      for (size_t i = 0; i < c.count; ++i) c.set(i, random_int(t.c, rng));
+    }
+    const Tile ref = reference(t, s, a, b, c);
+    for (const Path& p : runnable_paths()) {
+      INFO(p.name);
+      const uint32_t k = is_float(t.d) ? 16 : 32;
+      const TileMmaFn fn = kernel_for(p, {t.a, t.b, t.c, t.d, 16, 16, k});
+      if (fn) require_equal(run_kernel(fn, t, s, a, b, c), ref);
+    }
+  }
+}

@@ -15,9 +15,12 @@
 // copy to an AVX2 CPU.
 //
 // A policy P says how one combination is computed:
-//   Acc, Unit         accumulator element (float / int32_t) and packed unit (4 bytes: one k
-//                     group, KG consecutive k values of one row of A or column of B)
-//   Ops               the micro-kernel's vector operations (see micro() below)
+//   Acc, Unit         accumulator element (float / int32_t; double for the portable f64) and
+//                     packed unit (one k group: KG consecutive k values of one row of A or
+//                     column of B, 4 bytes; 8 for f64)
+//   Ops               the micro-kernel's vector operations (see micro() below), and
+//                     kMaxRows1 / kMaxRows2, the rows whose accumulators fit in registers
+//                     with one or two vectors of columns
 //   L, KG             accumulator lanes per vector (columns are padded to L), k per unit
 //   kSizeA..kSizeD    element sizes of A, B, C, D in bytes
 //   kDirect           accumulators may live in D (same bits as Acc, no saturation step)

@@ -83,7 +83,8 @@ inline constexpr std::array<MmaCombo, combos_impl::kCount> kMmaCombos = combos_i
 constexpr bool is_hot(const MmaCombo& t) {
   using NF = NumberFormat;
   if (t.saturate || t.c != t.d) return false;
-  if (int_bits(t.a) == 8) return int_bits(t.d) == 32 && (is_signed_int(t.a) || is_signed_int(t.b) || t.d == NF::U32);
+  if (int_bits(t.a) == 8)  // a signed result exactly when an input is signed
+    return int_bits(t.d) == 32 && is_signed_int(t.d) == (is_signed_int(t.a) || is_signed_int(t.b));
   return (t.a == NF::F16 && t.b == NF::F16) || (t.a == NF::BF16 && t.b == NF::BF16 && t.d == NF::F32) ||
          (t.a == NF::E4M3 && t.b == NF::E4M3 && t.d == NF::F32) || t.a == NF::F32;
 }

@@ -27,7 +27,9 @@
 //      * Portable arch, f32 x f32 and f64 x f64: multiply then add (two roundings) where
 //        the baseline ISA has no FMA.
 //    The native f32 paths honour the calling thread's MXCSR: with FTZ/DAZ set (a shader's
-//    default denorm mode may flush) f32 denormal intermediates flush, otherwise they are kept.
+//    default denorm mode may flush) f32 denormal intermediates flush, otherwise they are kept;
+//    its rounding mode must be the default, to nearest. Widening and the final rounding to D
+//    never depend on the MXCSR.
 //  - Integers (SPIR-V ibid.): every element is sign- or zero-extended per its own format,
 //    so the Matrix{A,B,C,Result}SignedComponentsKHR operands are already folded into the
 //    formats (I8 vs U8 ...). Without saturation, D is the low N bits (N = D's width) of the
@@ -50,11 +52,13 @@
 //           (vpmaddwd on exact int16 pairs; vpdpbusd with AVX-VNNI).
 //   Avx512: the same on zmm (ymm with 32 registers when n fills 8-lane vectors better), plus
 //           vfmadd231ph for f16 -> f16 with AVX512-FP16, vdpbf16ps for bf16 with
-//           AVX512-BF16, vpdpbusd with AVX512-VNNI.
+//           AVX512-BF16, vpdpbusd with AVX512-VNNI. (f16 widens with AVX512F's vcvtph2ps,
+//           which gives the same bits as AVX512-FP16's vcvtph2psx.)
 // The hot combinations (f16 x f16 + f32/f16, bf16 x bf16 + f32, e4m3 x e4m3 + f32, f32, and
 // the non-saturating 8-bit ones into 32 bits of matching signedness) also have copies fixed
 // to the JIT's usual shapes: 16x16x16, 16x8x16, 16x8x8, 8x8x8 (floats) and 16x16x32,
-// 16x8x32, 8x8x32 (8-bit integers). Stack use is below 24 KiB per call.
+// 16x8x32, 8x8x32 (8-bit integers). Stack use is at most 25 KiB per call (the JIT's fiber
+// stacks are 1 MiB).
 #pragma once
 
 #include <cstdint>
