@@ -312,6 +312,22 @@ struct Compute {
   }
 };
 
+// The features a shader with fp16 arithmetic on 16-bit storage buffers declares
+// (shaderFloat16, storageBuffer16BitAccess; both core since Vulkan 1.2, so no extension
+// strings). Pass `chain()` to Context; not copyable, the chain points into itself.
+struct Fp16Features {
+  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  Fp16Features() {
+    f16.shaderFloat16 = VK_TRUE;
+    storage.storageBuffer16BitAccess = VK_TRUE;
+    f16.pNext = &storage;
+  }
+  Fp16Features(const Fp16Features&) = delete;
+  Fp16Features& operator=(const Fp16Features&) = delete;
+  const void* chain() const { return &f16; }
+};
+
 inline void print_device(const Context& ctx) {
   std::printf("device %s (apiVersion %u.%u.%u)\n", ctx.props.deviceName,
               VK_API_VERSION_MAJOR(ctx.props.apiVersion), VK_API_VERSION_MINOR(ctx.props.apiVersion),
