@@ -18,6 +18,7 @@
 #include "cpu_peak.h"
 
 int main(int argc, char** argv) {
+  bench::report_crashes("bench_gemm");
   const uint32_t n = argc > 1 ? uint32_t(std::atoi(argv[1])) : 512;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::string shader = argc > 3 ? argv[3] : "gemm_tiled";

@@ -100,6 +100,7 @@ double read_result(Type type, const void* out, uint32_t i) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::report_crashes("bench_peak");
   const uint32_t n = argc > 1 ? uint32_t(std::atoi(argv[1])) : 262144;
   const uint32_t iters = argc > 2 ? uint32_t(std::atoi(argv[2])) : 2048;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;

@@ -7,6 +7,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -34,6 +37,33 @@ namespace bench {
     }                                                                                  \
   } while (0)
 
+// A crash in a bench is almost always the driver's (its JIT-compiled code runs in this
+// process): say so, with the step and the shader last loaded, instead of dying with a bare
+// "Segmentation fault". Compute::create and Context::submit_and_wait set the step,
+// load_spv the shader; `report_crashes` (called first thing in main) installs the handler.
+struct CrashInfo {
+  const char* program = "bench";
+  const char* step = "setup";
+  char shader[256] = "none";
+};
+inline CrashInfo& crash_info() {
+  static CrashInfo info;
+  return info;
+}
+inline void report_crashes(const char* program) {
+  crash_info().program = program;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was printed before a crash survives it
+  auto handler = [](int sig) {
+    const CrashInfo& c = crash_info();
+    const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGILL ? "SIGILL" : "SIGFPE";
+    const char* parts[] = {c.program, ": CRASHED (", name, ") during ", c.step, " of ", c.shader,
+                           ".spv: a bug in the driver under test\n"};
+    for (const char* p : parts) (void)!write(2, p, std::strlen(p));  // async-signal-safe
+    _exit(128 + sig);
+  };
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) signal(sig, handler);
+}
+
 inline double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -48,6 +78,7 @@ inline double minimum(const std::vector<double>& v) {
 }
 
 inline std::vector<uint32_t> load_spv(const std::string& name) {
+  std::snprintf(crash_info().shader, sizeof(crash_info().shader), "%s", name.c_str());
   const std::string path = std::string(COOPVK_BENCH_SHADER_DIR) + "/" + name + ".spv";
   std::ifstream f(path, std::ios::binary);
   if (!f) {
@@ -209,6 +240,7 @@ struct Context {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
+    crash_info().step = "a dispatch";
     const double t0 = now_s();
     BENCH_VK(vkQueueSubmit(queue, 1, &si, fence));
     BENCH_VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
@@ -266,6 +298,7 @@ struct Compute {
     smci.codeSize = words.size() * 4;
     smci.pCode = words.data();
     VkShaderModule module;
+    crash_info().step = "pipeline creation";
     BENCH_VK(vkCreateShaderModule(device, &smci, nullptr, &module));
     VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
