@@ -16,8 +16,11 @@
 //
 // Prints medians in ms, the ratios cold/cached and cold/from-data, and machine-readable
 // lines `pipeline_cold_ms`, `pipeline_cached_ms`, `pipeline_from_data_ms`,
-// `pipeline_cold_first_dispatch_ms`. The shader must use 3 storage buffers at bindings 0..2
-// and at most 16 bytes of push constants (both bench shaders do).
+// `pipeline_cold_first_dispatch_ms`. The shader may use up to 3 storage buffers at bindings
+// 0..2 and up to 16 bytes of push constants, and must stay in bounds of 4 KiB buffers when
+// all its push constants are zero (every bench shader does). Every device is created with
+// shaderFloat16 and storageBuffer16BitAccess, so the fp16 shaders can be created too.
+// scripts/bench.sh runs it for every bench shader.
 // Run lavapipe with MESA_SHADER_CACHE_DISABLE=true, or its on-disk cache makes "cold" warm.
 #include "bench_vk.h"
 
