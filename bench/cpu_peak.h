@@ -175,9 +175,12 @@ inline void print_cpu_peak(const CpuPeak& p) {
               p.gflops_1t, p.gflops_all, p.threads, p.clock_ghz);
 }
 
-// `value` as a fraction of the all-threads peak (a dispatch uses every core).
+// `gflops` as a fraction of the all-threads peak (a dispatch uses every core). Where the
+// all-threads run came out below the one-thread run, other work on the machine got in
+// its way (every thread can at least do what one does), so the one-thread number is used.
 inline double peak_fraction(double gflops, const CpuPeak& p) {
-  return p.gflops_all > 0.0 ? gflops / p.gflops_all : 0.0;
+  const double peak = std::max(p.gflops_all, p.gflops_1t);
+  return peak > 0.0 ? gflops / peak : 0.0;
 }
 
 }  // namespace bench
