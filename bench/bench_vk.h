@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -54,11 +55,19 @@ inline void report_crashes(const char* program) {
   crash_info().program = program;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was printed before a crash survives it
   auto handler = [](int sig) {
+    // several worker threads may fault at once: the first one reports, the others wait
+    static std::atomic<bool> reported{false};
+    if (reported.exchange(true))
+      for (;;) pause();
     const CrashInfo& c = crash_info();
     const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGILL ? "SIGILL" : "SIGFPE";
     const char* parts[] = {c.program, ": CRASHED (", name, ") during ", c.step, " of ", c.shader,
                            ".spv: a bug in the driver under test\n"};
-    for (const char* p : parts) (void)!write(2, p, std::strlen(p));  // async-signal-safe
+    char line[512];
+    size_t len = 0;
+    for (const char* p : parts)
+      for (; *p && len < sizeof(line); ++p) line[len++] = *p;
+    (void)!write(2, line, len);  // one async-signal-safe write
     _exit(128 + sig);
   };
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) signal(sig, handler);
