@@ -4,16 +4,16 @@
 # a summary table of both and their ratio for every bench shader, SGEMM and the FMA
 # chains also as a fraction of the CPU's f32 FMA peak measured in the same process, and
 # pipeline creation for every bench shader. Speed is measured here, never asserted in
-# tests. About 5 minutes on a 2-core VM.
+# tests. About 3 minutes on a 2-core VM.
 #
 #   scripts/bench.sh
 #   BENCH_GEMM_SIZE=1024 BENCH_REPS=20 scripts/bench.sh
 #
 # Environment (defaults): COOPVK_BUILD_DIR (build/), BENCH_GEMM_SIZE (512: the tiled and
-# blocked SGEMMs), BENCH_GEMM_BIG (1024: the blocked SGEMM once more), BENCH_GEMM_REPS (5),
+# blocked SGEMMs), BENCH_GEMM_BIG (1024: the blocked SGEMM once more), BENCH_GEMM_REPS (7),
 # BENCH_ELEMENTS (16777216: axpy and the reductions), BENCH_REPS (10: timed dispatches of
 # axpy, reductions, softmax), BENCH_SOFTMAX_ROWS (4096 rows of 4096 floats),
-# BENCH_PEAK_INVOCATIONS (65536), BENCH_PEAK_ITERS (2048), BENCH_PIPELINE_REPS (5),
+# BENCH_PEAK_INVOCATIONS (65536), BENCH_PEAK_ITERS (4096), BENCH_PIPELINE_REPS (7),
 # BENCH_CPU_PEAK_MS (150, read by the benches). Full outputs go to $BUILD/bench-logs/,
 # the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
 # a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
@@ -22,13 +22,13 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${COOPVK_BUILD_DIR:-$ROOT/build}
 GEMM_SIZE=${BENCH_GEMM_SIZE:-512}
 GEMM_BIG=${BENCH_GEMM_BIG:-1024}
-GEMM_REPS=${BENCH_GEMM_REPS:-5}
+GEMM_REPS=${BENCH_GEMM_REPS:-7}
 ELEMENTS=${BENCH_ELEMENTS:-16777216}
 REPS=${BENCH_REPS:-10}
 ROWS=${BENCH_SOFTMAX_ROWS:-4096}
 PEAK_N=${BENCH_PEAK_INVOCATIONS:-65536}
-PEAK_ITERS=${BENCH_PEAK_ITERS:-2048}
-PIPE_REPS=${BENCH_PIPELINE_REPS:-5}
+PEAK_ITERS=${BENCH_PEAK_ITERS:-4096}
+PIPE_REPS=${BENCH_PIPELINE_REPS:-7}
 PEAK_VARIANTS="f32 vec2_f32 vec4_f32 f16 vec2_f16 vec4_f16 i32 vec4_i32"
 # every shader bench_pipeline_create times
 SHADERS="axpy axpy_f16 gemm_tiled gemm_blocked reduce_shared reduce_subgroup softmax"
@@ -67,21 +67,26 @@ run_on() {
   fi
 }
 
-for d in coopvk lavapipe; do
-  for s in $SHADERS; do run_on $d "pipeline_$s" bench_pipeline_create "$s" "$PIPE_REPS"; done
-  run_on $d axpy bench_elementwise "$ELEMENTS" "$REPS"
-  run_on $d axpy_f16 bench_elementwise "$ELEMENTS" "$REPS" axpy_f16
-  run_on $d gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
-  # the same GLSL through glslang -O (locals already in SSA form)
-  run_on $d gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
-  # register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production
-  # GEMM shaders look like), at the bench size and at the big size
-  run_on $d gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
-  run_on $d gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
-  run_on $d peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
-  run_on $d reduce bench_reduce "$ELEMENTS" "$REPS"
-  run_on $d softmax bench_softmax "$ROWS" "$REPS"
-done
+# both TAG NAME ARGS...: the bench on coopvk, then at once on lavapipe, so that the two
+# see about the same load from whatever else shares the machine
+both() {
+  run_on coopvk "$@"
+  run_on lavapipe "$@"
+}
+
+for s in $SHADERS; do both "pipeline_$s" bench_pipeline_create "$s" "$PIPE_REPS"; done
+both axpy bench_elementwise "$ELEMENTS" "$REPS"
+both axpy_f16 bench_elementwise "$ELEMENTS" "$REPS" axpy_f16
+both gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
+# the same GLSL through glslang -O (locals already in SSA form)
+both gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
+# register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production GEMM
+# shaders look like), at the bench size and at the big size
+both gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
+both gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
+both peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
+both reduce bench_reduce "$ELEMENTS" "$REPS"
+both softmax bench_softmax "$ROWS" "$REPS"
 
 # val TAG DRIVER KEY: the number after KEY in that run's log; FAIL if the run failed and
 # has no such line, n/a if it did not print one.
