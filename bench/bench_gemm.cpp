@@ -8,14 +8,17 @@
 //     (gemm_tiled: 16, gemm_blocked: 64)
 //
 // The result is checked against a double-precision CPU reference on a sample of entries
-// before anything is timed. Prints the median and best time of `reps` dispatches and one
-// machine-readable line: `gemm_gflops <median GFLOP/s>`.
+// before anything is timed. The CPU's f32 FMA peak is measured first, in this process
+// (fma_peak.h). Prints the median and best time of `reps` dispatches and machine-readable
+// lines `gemm_gflops <median GFLOP/s>`, `gemm_peak_fraction <of the all-threads peak>`.
 #include <cmath>
 #include <random>
 
 #include "bench_vk.h"
+#include "fma_peak.h"
 
 int main(int argc, char** argv) {
+  bench::report_crashes("bench_gemm");
   const uint32_t n = argc > 1 ? uint32_t(std::atoi(argv[1])) : 512;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::string shader = argc > 3 ? argv[3] : "gemm_tiled";
@@ -26,6 +29,8 @@ int main(int argc, char** argv) {
   }
   const uint32_t M = n, N = n, K = n;
 
+  const bench::CpuPeak cpu = bench::measure_cpu_peak();
+  bench::print_cpu_peak(cpu);
   bench::Context ctx;
   bench::print_device(ctx);
   bench::Buffer a = ctx.buffer(VkDeviceSize(M) * K * 4), b = ctx.buffer(VkDeviceSize(K) * N * 4),
@@ -74,11 +79,13 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) times.push_back(ctx.submit_and_wait(cb));
   const double flop = 2.0 * M * N * K;
   const double med = bench::median(times), best = bench::minimum(times);
+  const double gflops = flop / med * 1e-9;
   std::printf("gemm %ux%ux%u fp32, %s.spv (%ux%u C tile per workgroup): %d sampled entries ok; first %.1f ms, "
-              "median %.2f ms, best %.2f ms over %d reps (%.2f GFLOP/s best)\n",
-              M, N, K, shader.c_str(), tile, tile, samples, first * 1e3, med * 1e3, best * 1e3, reps,
-              flop / best * 1e-9);
-  std::printf("gemm_gflops %.3f\n", flop / med * 1e-9);
+              "median %.2f ms, best %.2f ms over %d reps (%.2f GFLOP/s median, %.1f%% of the f32 FMA peak; "
+              "%.2f GFLOP/s best)\n",
+              M, N, K, shader.c_str(), tile, tile, samples, first * 1e3, med * 1e3, best * 1e3, reps, gflops,
+              100.0 * bench::peak_fraction(gflops, cpu), flop / best * 1e-9);
+  std::printf("gemm_gflops %.3f\ngemm_peak_fraction %.4f\n", gflops, bench::peak_fraction(gflops, cpu));
 
   vkFreeCommandBuffers(ctx.device, ctx.pool, 1, &cb);
   ctx.destroy(a);

@@ -16,12 +16,18 @@
 //
 // Prints medians in ms, the ratios cold/cached and cold/from-data, and machine-readable
 // lines `pipeline_cold_ms`, `pipeline_cached_ms`, `pipeline_from_data_ms`,
-// `pipeline_cold_first_dispatch_ms`. The shader must use 3 storage buffers at bindings 0..2
-// and at most 16 bytes of push constants (both bench shaders do).
+// `pipeline_cold_first_dispatch_ms`. The shader may use up to 3 storage buffers at bindings
+// 0..2 and up to 16 bytes of push constants, and must stay in bounds of 4 KiB buffers when
+// all its push constants are zero (every bench shader does). Every device is created with
+// shaderFloat16 and storageBuffer16BitAccess, so the fp16 shaders can be created too.
+// scripts/bench.sh runs it for every bench shader.
 // Run lavapipe with MESA_SHADER_CACHE_DISABLE=true, or its on-disk cache makes "cold" warm.
 #include "bench_vk.h"
 
 namespace {
+
+// Every Context here enables the fp16 features (see the top).
+const bench::Fp16Features kFp16;
 
 VkPipelineCache new_cache(VkDevice dev, const std::vector<uint8_t>& data = {}) {
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
@@ -44,7 +50,7 @@ double time_create(bench::Context& ctx, const std::vector<uint32_t>& words, VkPi
 
 // Times creation + one single-workgroup dispatch on a fresh device.
 double time_create_and_dispatch(const std::vector<uint32_t>& words) {
-  bench::Context ctx;
+  bench::Context ctx(kFp16.chain());
   bench::Buffer b[3] = {ctx.buffer(4096), ctx.buffer(4096), ctx.buffer(4096)};
   bench::Compute comp(ctx.device, 3, 16);
   VkPipelineCache c = new_cache(ctx.device);
@@ -64,6 +70,7 @@ double time_create_and_dispatch(const std::vector<uint32_t>& words) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::report_crashes("bench_pipeline_create");
   const std::string shader = argc > 1 ? argv[1] : "gemm_tiled";
   const int reps = argc > 2 ? std::atoi(argv[2]) : 10;
   if (reps <= 0) {
@@ -74,7 +81,7 @@ int main(int argc, char** argv) {
 
   std::vector<double> cold, cached, from_data;
   for (int r = 0; r < reps; ++r) {
-    bench::Context ctx;
+    bench::Context ctx(kFp16.chain());
     if (r == 0) bench::print_device(ctx);
     VkPipelineCache c = new_cache(ctx.device);
     cold.push_back(time_create(ctx, words, c));
@@ -86,7 +93,7 @@ int main(int argc, char** argv) {
 
   std::vector<uint8_t> data;
   {
-    bench::Context ctx;
+    bench::Context ctx(kFp16.chain());
     VkPipelineCache c = new_cache(ctx.device);
     time_create(ctx, words, c);  // fills the cache
     for (int r = 0; r < reps; ++r) cached.push_back(time_create(ctx, words, c));
@@ -107,7 +114,7 @@ int main(int argc, char** argv) {
   }
 
   for (int r = 0; r < reps; ++r) {
-    bench::Context ctx;
+    bench::Context ctx(kFp16.chain());
     VkPipelineCache c = new_cache(ctx.device, data);
     from_data.push_back(time_create(ctx, words, c));
     vkDestroyPipelineCache(ctx.device, c, nullptr);

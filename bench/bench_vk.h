@@ -7,7 +7,11 @@
 
 #include <vulkan/vulkan.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +38,41 @@ namespace bench {
     }                                                                                  \
   } while (0)
 
+// A crash in a bench is almost always the driver's (its JIT-compiled code runs in this
+// process): say so, with the step and the shader last loaded, instead of dying with a bare
+// "Segmentation fault". Compute::create and Context::submit_and_wait set the step,
+// load_spv the shader; `report_crashes` (called first thing in main) installs the handler.
+struct CrashInfo {
+  const char* program = "bench";
+  const char* step = "setup";
+  char shader[256] = "none";
+};
+inline CrashInfo& crash_info() {
+  static CrashInfo info;
+  return info;
+}
+inline void report_crashes(const char* program) {
+  crash_info().program = program;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // what was printed before a crash survives it
+  auto handler = [](int sig) {
+    // several worker threads may fault at once: the first one reports, the others wait
+    static std::atomic<bool> reported{false};
+    if (reported.exchange(true))
+      for (;;) pause();
+    const CrashInfo& c = crash_info();
+    const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGILL ? "SIGILL" : "SIGFPE";
+    const char* parts[] = {c.program, ": CRASHED (", name, ") during ", c.step, " of ", c.shader,
+                           ".spv: a bug in the driver under test\n"};
+    char line[512];
+    size_t len = 0;
+    for (const char* p : parts)
+      for (; *p && len < sizeof(line); ++p) line[len++] = *p;
+    (void)!write(2, line, len);  // one async-signal-safe write
+    _exit(128 + sig);
+  };
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) signal(sig, handler);
+}
+
 inline double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -48,6 +87,7 @@ inline double minimum(const std::vector<double>& v) {
 }
 
 inline std::vector<uint32_t> load_spv(const std::string& name) {
+  std::snprintf(crash_info().shader, sizeof(crash_info().shader), "%s", name.c_str());
   const std::string path = std::string(COOPVK_BENCH_SHADER_DIR) + "/" + name + ".spv";
   std::ifstream f(path, std::ios::binary);
   if (!f) {
@@ -209,6 +249,7 @@ struct Context {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
+    crash_info().step = "a dispatch";
     const double t0 = now_s();
     BENCH_VK(vkQueueSubmit(queue, 1, &si, fence));
     BENCH_VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
@@ -266,6 +307,7 @@ struct Compute {
     smci.codeSize = words.size() * 4;
     smci.pCode = words.data();
     VkShaderModule module;
+    crash_info().step = "pipeline creation";
     BENCH_VK(vkCreateShaderModule(device, &smci, nullptr, &module));
     VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -310,6 +352,22 @@ struct Compute {
     BENCH_VK(vkEndCommandBuffer(cb));
     return cb;
   }
+};
+
+// The features a shader with fp16 arithmetic on 16-bit storage buffers declares
+// (shaderFloat16, storageBuffer16BitAccess; both core since Vulkan 1.2, so no extension
+// strings). Pass `chain()` to Context; not copyable, the chain points into itself.
+struct Fp16Features {
+  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  Fp16Features() {
+    f16.shaderFloat16 = VK_TRUE;
+    storage.storageBuffer16BitAccess = VK_TRUE;
+    f16.pNext = &storage;
+  }
+  Fp16Features(const Fp16Features&) = delete;
+  Fp16Features& operator=(const Fp16Features&) = delete;
+  const void* chain() const { return &f16; }
 };
 
 inline void print_device(const Context& ctx) {

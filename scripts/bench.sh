@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
 # Benchmarks coopvk side by side with Mesa lavapipe 26 (Debian sid, run through sid's
 # dynamic loader from third_party/sid-bench) on the same machine, in one run, and prints
-# ratios. Speed is measured here, never asserted in tests.
+# a summary table of both and their ratio for every bench shader, SGEMM and the FMA
+# chains also as a fraction of the CPU's f32 FMA peak measured in the same process, and
+# pipeline creation for every bench shader. Speed is measured here, never asserted in
+# tests. About 3 minutes on a 2-core VM.
 #
-#   scripts/bench.sh                       # GEMM 512^3, axpy over 16M floats
-#   BENCH_GEMM_SIZE=1024 scripts/bench.sh
+#   scripts/bench.sh
+#   BENCH_GEMM_SIZE=1024 BENCH_REPS=20 scripts/bench.sh
 #
-# Environment: COOPVK_BUILD_DIR (default build/), BENCH_GEMM_SIZE (512), BENCH_GEMM_REPS (5),
-# BENCH_ELEMENTS (16777216), BENCH_REPS (10). Full outputs go to $BUILD/bench-logs/.
+# Environment (defaults): COOPVK_BUILD_DIR (build/), BENCH_GEMM_SIZE (512: the tiled and
+# blocked SGEMMs), BENCH_GEMM_BIG (1024: the blocked SGEMM once more), BENCH_GEMM_REPS (7),
+# BENCH_ELEMENTS (16777216: axpy and the reductions), BENCH_REPS (10: timed dispatches of
+# axpy, reductions, softmax), BENCH_SOFTMAX_ROWS (4096 rows of 4096 floats),
+# BENCH_PEAK_INVOCATIONS (65536), BENCH_PEAK_ITERS (4096), BENCH_PIPELINE_REPS (7),
+# BENCH_CPU_PEAK_MS (150, read by the benches). Full outputs go to $BUILD/bench-logs/,
+# the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
+# a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${COOPVK_BUILD_DIR:-$ROOT/build}
 GEMM_SIZE=${BENCH_GEMM_SIZE:-512}
-GEMM_REPS=${BENCH_GEMM_REPS:-5}
+GEMM_BIG=${BENCH_GEMM_BIG:-1024}
+GEMM_REPS=${BENCH_GEMM_REPS:-7}
 ELEMENTS=${BENCH_ELEMENTS:-16777216}
 REPS=${BENCH_REPS:-10}
+ROWS=${BENCH_SOFTMAX_ROWS:-4096}
+PEAK_N=${BENCH_PEAK_INVOCATIONS:-65536}
+PEAK_ITERS=${BENCH_PEAK_ITERS:-4096}
+PIPE_REPS=${BENCH_PIPELINE_REPS:-7}
+PEAK_VARIANTS="f32 vec2_f32 vec4_f32 f16 vec2_f16 vec4_f16 i32 vec4_i32"
+# every shader bench_pipeline_create times
+SHADERS="axpy axpy_f16 gemm_tiled gemm_blocked reduce_shared reduce_subgroup softmax"
+for v in $PEAK_VARIANTS; do SHADERS="$SHADERS peak_$v"; done
 
 "$ROOT/scripts/setup.sh" --bench
 COOPVK_BUILD_DIR=$BUILD "$ROOT/scripts/build.sh"
@@ -23,72 +41,152 @@ SB="$ROOT/third_party/sid-bench"
 B="$BUILD/bench"
 LOGS="$BUILD/bench-logs"
 mkdir -p "$LOGS"
+rm -f "$LOGS"/*.log "$LOGS"/*.failed
+START=$(date +%s)
 
-# run_on DRIVER TAG NAME ARGS...: one bench on coopvk or lavapipe; output to the terminal
-# and to the log $LOGS/TAG.DRIVER.log.
+# run_on DRIVER TAG NAME ARGS...: one bench on coopvk or lavapipe; stdout and stderr to the
+# terminal and to $LOGS/TAG.DRIVER.log. A failing bench leaves $LOGS/TAG.DRIVER.failed
+# (its exit status) and does not stop the script.
 run_on() {
-  local driver=$1 tag=$2 name=$3
+  local driver=$1 tag=$2 name=$3 rc=0
   shift 3
   printf '\n== %s %s on %s ==\n' "$name" "$*" "$driver"
   case $driver in
     coopvk)
       VK_DRIVER_FILES="$BUILD/coopvk_icd.json" VK_ICD_FILENAMES="$BUILD/coopvk_icd.json" \
-        VK_LOADER_LAYERS_DISABLE='~all~' "$B/$name" "$@" | tee "$LOGS/$tag.$driver.log" ;;
+        VK_LOADER_LAYERS_DISABLE='~all~' "$B/$name" "$@" 2>&1 | tee "$LOGS/$tag.$driver.log" || rc=$? ;;
     lavapipe)
       # no on-disk shader cache, or "cold" is warm from an earlier run
       VK_DRIVER_FILES="$SB/lvp_icd.json" VK_ICD_FILENAMES="$SB/lvp_icd.json" \
         VK_LOADER_LAYERS_DISABLE='~all~' MESA_SHADER_CACHE_DISABLE=true \
-        "$SB/bin/sid-run" "$B/$name" "$@" | tee "$LOGS/$tag.$driver.log" ;;
+        "$SB/bin/sid-run" "$B/$name" "$@" 2>&1 | tee "$LOGS/$tag.$driver.log" || rc=$? ;;
   esac
+  if [ "$rc" != 0 ]; then
+    echo "$rc" > "$LOGS/$tag.$driver.failed"
+    printf '!! %s %s on %s FAILED (exit status %s)\n' "$name" "$*" "$driver" "$rc"
+  fi
 }
-# value NAME DRIVER KEY: the number after KEY in that run's log.
-value() { awk -v k="$3" '$1 == k { print $2 }' "$LOGS/$1.$2.log"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
-for d in coopvk lavapipe; do
-  run_on $d pipeline bench_pipeline_create gemm_tiled "$REPS"
-  run_on $d elementwise bench_elementwise "$ELEMENTS" "$REPS"
-  run_on $d gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
-  # the same GLSL through glslang -O (locals already in SSA form)
-  run_on $d gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
-  # register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production
-  # GEMM shaders look like)
-  run_on $d gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
-  run_on $d peak bench_peak 65536 1024 "$GEMM_REPS"
-done
+# both TAG NAME ARGS...: the bench on coopvk, then at once on lavapipe, so that the two
+# see about the same load from whatever else shares the machine
+both() {
+  run_on coopvk "$@"
+  run_on lavapipe "$@"
+}
 
-c_gemm=$(value gemm coopvk gemm_gflops)
-l_gemm=$(value gemm lavapipe gemm_gflops)
-c_gemmO=$(value gemm_O coopvk gemm_gflops)
-l_gemmO=$(value gemm_O lavapipe gemm_gflops)
-c_gemmB=$(value gemm_blocked coopvk gemm_gflops)
-l_gemmB=$(value gemm_blocked lavapipe gemm_gflops)
-c_ew=$(value elementwise coopvk elementwise_gbps)
-l_ew=$(value elementwise lavapipe elementwise_gbps)
-cpu1=$(value elementwise coopvk elementwise_cpu1_gbps)
-cpuN=$(value elementwise coopvk elementwise_cpuN_gbps)
-c_cold=$(value pipeline coopvk pipeline_cold_ms)
-c_first=$(value pipeline coopvk pipeline_cold_first_dispatch_ms)
-c_hit=$(value pipeline coopvk pipeline_cached_ms)
-c_data=$(value pipeline coopvk pipeline_from_data_ms)
-l_cold=$(value pipeline lavapipe pipeline_cold_ms)
-l_first=$(value pipeline lavapipe pipeline_cold_first_dispatch_ms)
+for s in $SHADERS; do both "pipeline_$s" bench_pipeline_create "$s" "$PIPE_REPS"; done
+both axpy bench_elementwise "$ELEMENTS" "$REPS"
+both axpy_f16 bench_elementwise "$ELEMENTS" "$REPS" axpy_f16
+both gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
+# the same GLSL through glslang -O (locals already in SSA form)
+both gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
+# register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production GEMM
+# shaders look like), at the bench size and at the big size
+both gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
+both gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
+both peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
+both reduce bench_reduce "$ELEMENTS" "$REPS"
+both softmax bench_softmax "$ROWS" "$REPS"
 
-printf '\n== summary (%s cores; higher ratio = coopvk better) ==\n' "$(nproc)"
-printf '%-52s %10s %10s %8s\n' "metric" "coopvk" "lavapipe" "ratio"
-printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3, GFLOP/s" "$c_gemm" "$l_gemm" "$(ratio "$c_gemm" "$l_gemm")"
-printf '%-52s %10s %10s %8s\n' "tiled SGEMM ${GEMM_SIZE}^3 (glslang -O), GFLOP/s" "$c_gemmO" "$l_gemmO" "$(ratio "$c_gemmO" "$l_gemmO")"
-printf '%-52s %10s %10s %8s\n' "register-blocked SGEMM ${GEMM_SIZE}^3, GFLOP/s" "$c_gemmB" "$l_gemmB" "$(ratio "$c_gemmB" "$l_gemmB")"
-for v in f32 vec4_f32 f16 vec4_f16 i32 vec4_i32; do
-  c=$(value peak coopvk "peak_${v}_gops"); l=$(value peak lavapipe "peak_${v}_gops")
-  printf '%-52s %10s %10s %8s\n' "peak c = a*c + b, $v, GOP/s" "$c" "$l" "$(ratio "$c" "$l")"
-done
-printf '%-52s %10s %10s %8s\n' "axpy ${ELEMENTS} floats, GB/s" "$c_ew" "$l_ew" "$(ratio "$c_ew" "$l_ew")"
-printf '%-52s %10s %10s %8s\n' "pipeline cold + first dispatch, ms (lavapipe/coopvk)" "$c_first" "$l_first" "$(ratio "$l_first" "$c_first")"
-printf '%-52s %10s %10s %8s\n' "vkCreateComputePipelines cold, ms (lavapipe/coopvk)" "$c_cold" "$l_cold" "$(ratio "$l_cold" "$c_cold")"
-printf '\n%-52s %10s %8s\n' "coopvk against itself / the C++ loop" "value" "ratio"
-printf '%-52s %10s %8s\n' "pipeline cold / cached (same VkPipelineCache)" "$c_hit ms" "$(ratio "$c_cold" "$c_hit")"
-printf '%-52s %10s %8s\n' "pipeline cold / from vkGetPipelineCacheData" "$c_data ms" "$(ratio "$c_cold" "$c_data")"
-printf '%-52s %10s %8s\n' "axpy: coopvk / C++ loop 1 thread (GB/s)" "$cpu1" "$(ratio "$c_ew" "$cpu1")"
-printf '%-52s %10s %8s\n' "axpy: coopvk / C++ loop $(nproc) threads (GB/s)" "$cpuN" "$(ratio "$c_ew" "$cpuN")"
-printf 'gemm_ratio_coopvk_over_lavapipe %s\n' "$(ratio "$c_gemm" "$l_gemm")"
+# val TAG DRIVER KEY: the number after KEY in that run's log; FAIL if the run failed and
+# has no such line, n/a if it did not print one.
+val() {
+  local v
+  v=$(awk -v k="$3" '$1 == k { print $2 }' "$LOGS/$1.$2.log" 2>/dev/null | tail -n 1)
+  if [ -n "$v" ]; then echo "$v"; elif [ -f "$LOGS/$1.$2.failed" ]; then echo FAIL; else echo n/a; fi
+}
+# ratio A B: A / B, or n/a unless both are positive numbers
+ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.e+-]+$/ && b ~ /^[0-9.e+-]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'
+}
+# pct F: a fraction as a percentage
+pct() { awk -v f="$1" 'BEGIN { if (f ~ /^[0-9.e+-]+$/) printf "%.1f%%", 100 * f; else print f }'; }
+# fmt X: at most 4 significant digits, so the columns stay narrow
+fmt() { awk -v x="$1" 'BEGIN { if (x ~ /^[0-9.e+-]+$/) printf "%.4g", x; else print x }'; }
+
+ROW='%-46s %10s %10s %7s %9s %9s\n'
+# row LABEL TAG KEY [PEAK_KEY]: coopvk, lavapipe, coopvk/lavapipe, and each one's % of peak
+row() {
+  local c l
+  c=$(val "$2" coopvk "$3")
+  l=$(val "$2" lavapipe "$3")
+  if [ -n "${4:-}" ]; then
+    printf "$ROW" "$1" "$(fmt "$c")" "$(fmt "$l")" "$(ratio "$c" "$l")" \
+      "$(pct "$(val "$2" coopvk "$4")")" "$(pct "$(val "$2" lavapipe "$4")")"
+  else
+    printf "$ROW" "$1" "$(fmt "$c")" "$(fmt "$l")" "$(ratio "$c" "$l")" "" ""
+  fi
+}
+
+summary() {
+  printf '\n== summary: %s, %s hardware threads, %s (higher ratio = coopvk faster) ==\n' \
+    "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" "$(date -u +%Y-%m-%d)"
+  for d in coopvk lavapipe; do
+    printf 'CPU f32 FMA peak in the bench_peak process on %s: %s GFLOP/s 1 thread, %s GFLOP/s %s threads, implied clock %s GHz (2 FMA units assumed)\n' \
+      "$d" "$(fmt "$(val peak $d cpu_peak_1t_gflops)")" "$(fmt "$(val peak $d cpu_peak_gflops)")" \
+      "$(val peak $d cpu_peak_threads)" "$(fmt "$(val peak $d cpu_peak_clock_ghz)")"
+  done
+  printf "\n$ROW" "metric" "coopvk" "lavapipe" "ratio" "cvk %peak" "lvp %peak"
+  row "tiled SGEMM ${GEMM_SIZE}^3, GFLOP/s" gemm gemm_gflops gemm_peak_fraction
+  row "tiled SGEMM ${GEMM_SIZE}^3 (glslang -O), GFLOP/s" gemm_O gemm_gflops gemm_peak_fraction
+  row "blocked SGEMM ${GEMM_SIZE}^3, GFLOP/s" gemm_blocked gemm_gflops gemm_peak_fraction
+  row "blocked SGEMM ${GEMM_BIG}^3, GFLOP/s" gemm_blocked_big gemm_gflops gemm_peak_fraction
+  for v in $PEAK_VARIANTS; do
+    case $v in
+      *i32) row "FMA chains $v (a*c + b), GOP/s" peak "peak_${v}_gops" ;;
+      *) row "FMA chains $v, GOP/s" peak "peak_${v}_gops" "peak_${v}_peak_fraction" ;;
+    esac
+  done
+  row "reduce ${ELEMENTS} floats, shared tree, GB/s" reduce reduce_shared_gbps
+  row "reduce ${ELEMENTS} floats, subgroupAdd, GB/s" reduce reduce_subgroup_gbps
+  row "softmax ${ROWS}x4096, rows/s" softmax softmax_rows_per_s
+  row "softmax ${ROWS}x4096, GB/s" softmax softmax_gbps
+  row "axpy fp32 ${ELEMENTS}, GB/s" axpy elementwise_gbps
+  row "axpy fp16 ${ELEMENTS}, GB/s" axpy_f16 elementwise_gbps
+
+  printf '\nFMA chains, vector / scalar GOP/s per component (1.00 = vector locals as good as scalars)\n'
+  printf '%-46s %10s %10s\n' "variant" "coopvk" "lavapipe"
+  for v in vec2_f32 vec4_f32 vec2_f16 vec4_f16 vec4_i32; do
+    printf '%-46s %10s %10s\n' "$v" "$(val peak coopvk "peak_${v}_vs_scalar")" "$(val peak lavapipe "peak_${v}_vs_scalar")"
+  done
+
+  printf '\npipeline creation, ms, median of %s (fresh device, empty VkPipelineCache; lavapipe compiles at the first dispatch)\n' "$PIPE_REPS"
+  local P='%-18s %12s %12s %12s %12s %9s\n'
+  printf "$P" "shader" "cvk create" "lvp create" "cvk +1st" "lvp +1st" "lvp/cvk"
+  for s in $SHADERS; do
+    local cc lc cf lf
+    cc=$(val "pipeline_$s" coopvk pipeline_cold_ms)
+    lc=$(val "pipeline_$s" lavapipe pipeline_cold_ms)
+    cf=$(val "pipeline_$s" coopvk pipeline_cold_first_dispatch_ms)
+    lf=$(val "pipeline_$s" lavapipe pipeline_cold_first_dispatch_ms)
+    printf "$P" "$s" "$(fmt "$cc")" "$(fmt "$lc")" "$(fmt "$cf")" "$(fmt "$lf")" "$(ratio "$lf" "$cf")"
+  done
+
+  printf '\n%-52s %10s %8s\n' "coopvk against itself / the C++ loop" "value" "ratio"
+  local cold hit data
+  cold=$(val pipeline_gemm_tiled coopvk pipeline_cold_ms)
+  hit=$(val pipeline_gemm_tiled coopvk pipeline_cached_ms)
+  data=$(val pipeline_gemm_tiled coopvk pipeline_from_data_ms)
+  printf '%-52s %10s %8s\n' "gemm_tiled pipeline cold / cached (same cache)" "$(fmt "$hit") ms" "$(ratio "$cold" "$hit")"
+  printf '%-52s %10s %8s\n' "gemm_tiled pipeline cold / from cache data" "$(fmt "$data") ms" "$(ratio "$cold" "$data")"
+  for t in axpy axpy_f16; do
+    local g one all
+    g=$(val $t coopvk elementwise_gbps)
+    one=$(val $t coopvk elementwise_cpu1_gbps)
+    all=$(val $t coopvk elementwise_cpuN_gbps)
+    printf '%-52s %10s %8s\n' "$t: coopvk / C++ loop 1 thread (loop GB/s)" "$(fmt "$one")" "$(ratio "$g" "$one")"
+    printf '%-52s %10s %8s\n' "$t: coopvk / C++ loop $(nproc) threads (loop GB/s)" "$(fmt "$all")" "$(ratio "$g" "$all")"
+  done
+  printf 'gemm_ratio_coopvk_over_lavapipe %s\n' "$(ratio "$(val gemm coopvk gemm_gflops)" "$(val gemm lavapipe gemm_gflops)")"
+
+  local failed
+  failed=$(cd "$LOGS" && ls ./*.failed 2>/dev/null | sed 's|^\./||; s|\.failed$||' | tr '\n' ' ')
+  if [ -n "$failed" ]; then
+    printf '\nFAILED runs (see %s/<run>.log): %s\n' "$LOGS" "$failed"
+    grep -h -E 'WRONG RESULT|CRASHED' "$LOGS"/*.log 2>/dev/null | sort -u | sed 's/^/  /' || true
+  fi
+  printf '\n(bench time %s s)\n' "$(( $(date +%s) - START ))"
+}
+
+summary | tee "$LOGS/summary.txt"
+if ls "$LOGS"/*.failed > /dev/null 2>&1; then exit 1; fi
