@@ -24,6 +24,11 @@ struct Device : DispatchableObject {
   DeviceCompute* compute = nullptr;  // implicit pipeline cache, worker pool (pipeline.h)
   uint32_t queue_count = 0;
   bool robust_buffer_access = false;  // the app enabled robustBufferAccess (pipelines bounds-check)
+  // Cooperative-matrix features the app enabled (pipelines accept what they allow).
+  bool cooperative_matrix = false;
+  bool cooperative_matrix_robust = false;  // cooperativeMatrixRobustBufferAccess
+  bool bfloat16_matrices = false;          // shaderBFloat16CooperativeMatrix
+  bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
 
   std::mutex sync_mutex;
   std::condition_variable sync_cv;  // notified whenever a fence/semaphore/event changes

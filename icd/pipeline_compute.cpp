@@ -1,5 +1,6 @@
 // vkCreateComputePipelines, vkDestroyPipeline.
 #include "alloc.h"
+#include "cooperative_options.h"
 #include "descriptor.h"
 #include "log.h"
 #include "pipeline.h"
@@ -28,6 +29,12 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   h.update_value(o.subgroup_size);
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
+  h.update_value(static_cast<uint8_t>(o.robust_matrix_access));
+  h.update_value(static_cast<uint32_t>(o.matrix_combinations.size()));
+  for (const auto& c : o.matrix_combinations) {
+    uint32_t w[8] = {c.m, c.n, c.k, c.a, c.b, c.c, c.result, c.saturating};
+    h.update(w, sizeof(w));
+  }
   h.update_value(o.layout.push_constant_bytes);
   for (uint32_t s = 0; s < jit::kMaxDescriptorSets; ++s) {
     const auto& b = o.layout.sets[s].bindings;
@@ -101,6 +108,7 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
   }
   opts.require_full_subgroups = (st.flags & VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT) != 0;
   opts.robust_buffer_access = dev->robust_buffer_access;
+  add_cooperative_options(*dev, &opts);
 
   const PipelineLayout* pl = from_handle<PipelineLayout>(ci.layout);
   uint32_t required_sets = 0;

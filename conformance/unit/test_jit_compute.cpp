@@ -150,6 +150,27 @@ TEST_CASE("uniform and divergent control flow nested in each other") {
     }
 }
 
+TEST_CASE("a private array after a uniform early return (aligned slots)") {
+  uint32_t sg = GENERATE(8u, 16u);
+  const uint32_t rows = 3, groups = 4;  // the last workgroup returns at once
+  std::vector<float> x(rows * 4096);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 1000) * 0.25f;
+  auto bx = bytes_of(x);
+  std::vector<uint8_t> y(groups * 4096 * 4, 0);
+  Run r;
+  r.buffers = {&bx, &y};
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  r.push = bytes_of(std::vector<uint32_t>{rows});
+  run_shader("rep_array_after_return", r);
+  for (uint32_t i = 0; i < rows * 4096; ++i) {
+    uint32_t k = (i % 4096) / 256;
+    INFO("element " << i);
+    REQUIRE(at<float>(y, i) == x[i] * 2.0f + float(k));
+  }
+  for (uint32_t i = rows * 4096; i < groups * 4096; ++i) REQUIRE(at<float>(y, i) == 0.0f);
+}
+
 TEST_CASE("shared-memory reduction with barriers") {
   uint32_t sg = GENERATE(0u, 8u, 16u, 64u);
   const uint32_t groups = 8;

@@ -39,6 +39,12 @@ constexpr C kSupported[] = {
     C::DotProductInput4x8BitPacked,
     C::DotProductInputAll,
     C::Int64Atomics,
+    C::CooperativeMatrixKHR,
+    C::BFloat16TypeKHR,
+    C::BFloat16DotProductKHR,
+    C::BFloat16CooperativeMatrixKHR,
+    C::Float8EXT,
+    C::Float8CooperativeMatrixEXT,
 };
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "lowerer.h"
+#include "runtime_symbols.h"
 #include "spirv_enums.h"
 #include "ssa_promote.h"
 
@@ -45,6 +46,22 @@ std::string host_signature() {
   return sig;
 }
 
+// Defines the runtime symbols (runtime_symbols.h) a module asks for, by name.
+class RuntimeSymbolGenerator : public llvm::orc::DefinitionGenerator {
+ public:
+  llvm::Error tryToGenerate(llvm::orc::LookupState&, llvm::orc::LookupKind, llvm::orc::JITDylib& jd,
+                            llvm::orc::JITDylibLookupFlags, const llvm::orc::SymbolLookupSet& symbols) override {
+    llvm::orc::SymbolMap found;
+    for (const auto& [name, flags] : symbols) {
+      (void)flags;
+      if (void* addr = runtime_symbol_address((*name).str()))
+        found[name] = {llvm::orc::ExecutorAddr::fromPtr(addr), llvm::JITSymbolFlags::Exported};
+    }
+    if (found.empty()) return llvm::Error::success();
+    return jd.define(llvm::orc::absoluteSymbols(std::move(found)));
+  }
+};
+
 struct JitHolder {
   std::unique_ptr<llvm::orc::LLJIT> jit;
 };
@@ -56,12 +73,9 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
   auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!j) return j.takeError();
   llvm::orc::LLJIT& J = **j;
-  // Runtime entry points the generated code calls; they are hidden in this library, so
-  // they are defined by address rather than looked up by name.
-  llvm::orc::SymbolMap syms;
-  syms[J.mangleAndIntern("coopvk_jit_workgroup_barrier")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&coopvk_jit_workgroup_barrier), llvm::JITSymbolFlags::Exported};
-  if (auto err = J.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(syms)))) return err;
+  // Runtime entry points the generated code calls (runtime_symbols.h); they are hidden in
+  // this library, so they are defined by address, resolved by name at link time.
+  J.getMainJITDylib().addGenerator(std::make_unique<RuntimeSymbolGenerator>());
   // libm for math intrinsics that become calls (sinf, powf, ...).
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(J.getDataLayout().getGlobalPrefix());
   if (!gen) return gen.takeError();

@@ -37,7 +37,10 @@ Lowerer::Lowerer(const Module& mod, const CompileOptions& o, llvm::LLVMContext& 
 llvm::AllocaInst* Lowerer::entry_alloca(llvm::Type* t, uint64_t count, uint32_t align) {
   llvm::IRBuilder<> eb(F.entry, F.entry->begin());
   auto* a = eb.CreateAlloca(t, count == 1 ? nullptr : eb.getInt64(count));
-  a->setAlignment(llvm::Align(align));
+  // At least the type's own alignment: loads and stores of it are emitted assuming that
+  // (a <8 x float> store says align 32), and a smaller slot faults on aligned moves.
+  llvm::Align want = std::max(llvm::Align(align), M->getDataLayout().getPrefTypeAlign(t));
+  a->setAlignment(want);
   return a;
 }
 

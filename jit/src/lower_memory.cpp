@@ -150,8 +150,8 @@ llvm::Value* Lowerer::buffer_variable_pointer(const Instruction& var) {
 
 // ---- robust buffer access ----------------------------------------------------------------
 
-std::optional<Lowerer::Bounds> Lowerer::bounds_of(Id pointer) {
-  if (!opts.robust_buffer_access) return std::nullopt;
+std::optional<Lowerer::Bounds> Lowerer::bounds_of(Id pointer, bool matrix) {
+  if (!opts.robust_buffer_access && !(matrix && opts.robust_matrix_access)) return std::nullopt;
   const Instruction* var = nullptr;
   Id index = 0;
   if (auto it = F.bounds.find(pointer); it != F.bounds.end()) {
@@ -560,8 +560,10 @@ void Lowerer::lower_access_chain(const Instruction& in) {
     if (ptr_chain) fail("OpPtrAccessChain into a Function or Private variable", &in);
     Id cur = type(type_of(base_id)).elem;
     std::vector<llvm::Value*> idx{B.getInt32(0)};
-    for (size_t k = 1; k < o.size(); ++k) {
+    size_t k = 1;
+    for (; k < o.size(); ++k) {
       const TypeInfo& t = type(cur);
+      if (t.op == uint16_t(spv::Op::OpTypeCooperativeMatrixKHR)) break;  // into the matrix: below
       if (t.op == uint16_t(spv::Op::OpTypeStruct)) {
         uint64_t member = constant_u64(o[k]);
         if (member >= t.members.size()) fail("struct member index out of range", &in);
@@ -578,6 +580,30 @@ void Lowerer::lower_access_chain(const Instruction& in) {
       i = B.CreateSelect(B.CreateICmpULT(i, B.getInt64(n)), i, B.getInt64(n - 1));
       idx.push_back(i);
       cur = t.elem;
+    }
+    if (k < o.size()) {
+      // A component of a matrix (lower_coopmat.cpp): lane l's component j is element
+      // j * N + l of the row-major matrix; each lane gets its own address (past the
+      // last element, a clamped one: undefined in SPIR-V, harmless here).
+      if (k + 1 != o.size()) fail("access chain past a cooperative matrix component", &in);
+      const TypeInfo& t = type(cur);
+      uint64_t esz = layout(t.elem).size;
+      uint64_t row_bytes = uint64_t(t.cols) * esz;
+      if (row_bytes & (row_bytes - 1))
+        fail("cooperative matrix rows of " + std::to_string(row_bytes) + " bytes (not a power of two) in a variable", &in);
+      llvm::Value* mat = B.CreateGEP(lane_rep_type(type(type_of(base_id)).elem), value_v(base_id).v, idx);
+      Val jv = value_v(o[k]);
+      llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
+      llvm::Value* j = jv.uniform ? B.CreateVectorSplat(N, B.CreateZExtOrTrunc(jv.v, B.getInt64Ty()))
+                                  : B.CreateZExtOrTrunc(jv.v, i64v);
+      llvm::Value* e = B.CreateAdd(B.CreateMul(j, B.CreateVectorSplat(N, B.getInt64(N))),
+                                   B.CreateZExt(lane_index(), i64v));
+      uint64_t last = uint64_t(t.rows) * t.cols - 1;
+      e = B.CreateSelect(B.CreateICmpULE(e, B.CreateVectorSplat(N, B.getInt64(last))), e,
+                         B.CreateVectorSplat(N, B.getInt64(last)));
+      llvm::Value* off = B.CreateMul(e, B.CreateVectorSplat(N, B.getInt64(esz)));
+      define_v(in.result, {B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, mat), off), false});
+      return;
     }
     llvm::Value* base = value_v(base_id).v;
     F.rep_ptrs.insert(in.result);
@@ -601,11 +627,11 @@ void Lowerer::lower_access_chain(const Instruction& in) {
       ptrs = descriptor_field(*g, &idx, false);
       cur = type(pointee).elem;
       first_index = 2;
-      if (opts.robust_buffer_access) F.bounds[in.result] = {g, o[1]};
+      if (opts.robust_buffer_access || opts.robust_matrix_access) F.bounds[in.result] = {g, o[1]};
     } else {
       ptrs = {buffer_variable_pointer(*g), true};
       cur = pointee;
-      if (opts.robust_buffer_access) F.bounds[in.result] = {g, 0};
+      if (opts.robust_buffer_access || opts.robust_matrix_access) F.bounds[in.result] = {g, 0};
     }
   } else {
     if (auto it = F.bounds.find(base_id); it != F.bounds.end()) F.bounds[in.result] = it->second;

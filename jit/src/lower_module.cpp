@@ -63,7 +63,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
     ~Mode() { flag = saved; }
   } mode{scalar_mode, scalar_mode};
   scalar_mode = scalar;
-  if (lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
+  if (lower_coopmat(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
       lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
       lower_integer_dot(in))
     return;
@@ -75,7 +75,8 @@ bool Lowerer::scalar_capable(uint16_t opcode) {
     case spv::Op::OpVariable: case spv::Op::OpLoad: case spv::Op::OpStore: case spv::Op::OpAccessChain:
     case spv::Op::OpInBoundsAccessChain: case spv::Op::OpPtrAccessChain: case spv::Op::OpInBoundsPtrAccessChain:
     case spv::Op::OpArrayLength: case spv::Op::OpCopyMemory: case spv::Op::OpControlBarrier:
-    case spv::Op::OpMemoryBarrier:
+    case spv::Op::OpMemoryBarrier: case spv::Op::OpCooperativeMatrixLoadKHR:
+    case spv::Op::OpCooperativeMatrixStoreKHR:
       return false;
     default:
       break;

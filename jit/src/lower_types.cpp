@@ -39,8 +39,15 @@ void Lowerer::collect_types() {
         need(1);
         t.width = o[0];
         if (o.size() > 1) {
-          t.float_encoding = o[1];
-          fail("floating-point encoding " + std::to_string(o[1]) + " is not supported yet", &in);
+          switch (static_cast<spv::FPEncoding>(o[1])) {
+            case spv::FPEncoding::BFloat16KHR: t.fkind = TypeInfo::FloatKind::BFloat16; break;
+            case spv::FPEncoding::Float8E4M3EXT: t.fkind = TypeInfo::FloatKind::E4M3; break;
+            case spv::FPEncoding::Float8E5M2EXT: t.fkind = TypeInfo::FloatKind::E5M2; break;
+            default: fail("floating-point encoding " + std::to_string(o[1]) + " is not supported", &in);
+          }
+          uint32_t want = t.fkind == TypeInfo::FloatKind::BFloat16 ? 16 : 8;
+          if (t.width != want) fail("float encoding " + std::to_string(o[1]) + " needs width " + std::to_string(want), &in);
+          break;
         }
         if (t.width != 16 && t.width != 32 && t.width != 64)
           fail("float width " + std::to_string(t.width) + " is not supported", &in);
@@ -91,6 +98,22 @@ void Lowerer::collect_types() {
         t.elem = o.empty() ? 0 : o[0];
         t.members.assign(o.begin() + (o.empty() ? 0 : 1), o.end());
         break;
+      case spv::Op::OpTypeCooperativeMatrixKHR: {
+        // (component type, scope, rows, columns, use): the four are constant
+        // instructions, possibly specialization constants, fixed by now.
+        need(5);
+        t.elem = o[0];
+        auto e = types_.find(t.elem);
+        if (e == types_.end() || (e->second.op != uint16_t(spv::Op::OpTypeInt) &&
+                                   e->second.op != uint16_t(spv::Op::OpTypeFloat)))
+          fail("cooperative matrix of a non-numeric component type", &in);
+        t.scope = uint32_t(constant_u64(o[1]));
+        t.rows = uint32_t(constant_u64(o[2]));
+        t.cols = uint32_t(constant_u64(o[3]));
+        t.use = uint32_t(constant_u64(o[4]));
+        check_coopmat_type(t, &in);
+        break;
+      }
       case spv::Op::OpTypeForwardPointer:
         // Declares a pointer type defined later: known as a pointer from here on, so
         // structs may hold it before its OpTypePointer arrives.
@@ -130,6 +153,7 @@ llvm::Type* Lowerer::scalar_type(Id id) const {
     case spv::Op::OpTypeInt:
       return llvm::Type::getIntNTy(C, t.width);
     case spv::Op::OpTypeFloat:
+      if (t.fkind != TypeInfo::FloatKind::Ieee) return llvm::Type::getIntNTy(C, t.width);  // the bits
       return t.width == 16 ? llvm::Type::getHalfTy(C)
              : t.width == 32 ? llvm::Type::getFloatTy(C)
                              : llvm::Type::getDoubleTy(C);
@@ -168,6 +192,8 @@ llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
     }
     case spv::Op::OpTypeVoid:
       return llvm::Type::getVoidTy(L.C);
+    case spv::Op::OpTypeCooperativeMatrixKHR:
+      return L.matrix_type(id);  // one rep for the whole subgroup, whatever the mode
     default:
       L.fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) + ") are not supported");
   }
@@ -324,7 +350,7 @@ llvm::Value* Lowerer::constant(Id id) {
       }
       llvm::Type* st = scalar_type(g->result_type);
       llvm::Constant* c;
-      if (t.op == uint16_t(spv::Op::OpTypeFloat)) {
+      if (t.op == uint16_t(spv::Op::OpTypeFloat) && t.fkind == TypeInfo::FloatKind::Ieee) {
         llvm::APInt ai(t.width, bits);
         c = llvm::ConstantFP::get(st, llvm::APFloat(st->getFltSemantics(), ai));
       } else {
@@ -335,6 +361,17 @@ llvm::Value* Lowerer::constant(Id id) {
     }
     case spv::Op::OpConstantComposite:
     case spv::Op::OpSpecConstantComposite: {
+      if (is_matrix(g->result_type)) {
+        // One constituent: every element (SPV_KHR_cooperative_matrix, OpConstantComposite).
+        if (g->operands.size() != 1) fail("a cooperative matrix constant has exactly one constituent", g);
+        bool saved = scalar_mode;
+        scalar_mode = true;
+        auto* c = llvm::dyn_cast<llvm::Constant>(constant(g->operands[0]));
+        scalar_mode = saved;
+        if (!c) fail("cooperative matrix constant of a non-constant", g);
+        r = matrix_constant(g->result_type, c);
+        break;
+      }
       llvm::Type* rt = rep_type(g->result_type);
       std::vector<llvm::Constant*> parts;
       unsigned expected = rt->isArrayTy() ? unsigned(rt->getArrayNumElements())

@@ -25,7 +25,7 @@ llvm::Value* Lowerer::to_uniform(llvm::Value* v) {
 Val Lowerer::value_v(Id id) {
   if (auto it = F.values.find(id); it != F.values.end()) return it->second;
   if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
-  if (auto it = F.params.find(id); it != F.params.end()) return {it->second, false};
+  if (auto it = F.params.find(id); it != F.params.end()) return {it->second, is_object(id)};
   if (auto it = F.slots.find(id); it != F.slots.end())
     return {B.CreateLoad(it->second->getAllocatedType(), it->second), is_uniform(id)};
   if (is_constant(id)) {
@@ -56,6 +56,7 @@ Val Lowerer::value_v(Id id) {
 
 llvm::Value* Lowerer::value(Id id) {
   Val v = value_v(id);
+  if (is_object(id)) return v.v;  // a matrix: one rep in both modes
   if (scalar_mode) return v.uniform ? v.v : to_uniform(v.v);
   if (!v.uniform) return v.v;
   if (llvm::isa<llvm::Constant>(v.v)) return to_lanes(v.v);  // folds
@@ -74,7 +75,8 @@ void Lowerer::define_v(Id id, Val v) {
     return;
   }
   const bool want_uniform = is_uniform(id);
-  if (v.uniform != want_uniform) v = {want_uniform ? to_uniform(v.v) : to_lanes(v.v), want_uniform};
+  if (is_object(id)) v.uniform = true;  // a matrix (or an aggregate of them) never converts
+  else if (v.uniform != want_uniform) v = {want_uniform ? to_uniform(v.v) : to_lanes(v.v), want_uniform};
   F.values[id] = v;
   F.splats.erase(id);
   if (F.current_block == 0) F.entry_values[id] = v;

@@ -47,6 +47,8 @@
 #include <vector>
 
 #include "cfg.h"
+#include "coopvk/kernels/number_formats.h"
+#include "coopvk/kernels/tile_mma.h"
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_module.h"
 #include "uniformity.h"
@@ -63,7 +65,12 @@ struct TypeInfo {
   uint16_t op = 0;           // spv::Op of the type declaration
   uint32_t width = 0;        // bits, for int/float scalars
   bool is_signed = false;
-  uint32_t float_encoding = 0;  // 0 IEEE; else spv::FPEncoding (bfloat16, fp8)
+  // Floats other than IEEE binary16/32/64 (SPV_KHR_bfloat16, SPV_EXT_float8). Their
+  // LLVM scalar is an integer of the same width holding the bits: no LLVM arithmetic
+  // applies to them by accident, and conversions go through kernels/ (lower_convert.cpp).
+  enum class FloatKind : uint8_t { Ieee, BFloat16, E4M3, E5M2 } fkind = FloatKind::Ieee;
+  // OpTypeCooperativeMatrixKHR: rows x cols of `elem`, its use and scope.
+  uint32_t rows = 0, cols = 0, use = 0, scope = 0;
   Id elem = 0;               // component / element / column / pointee type
   uint32_t count = 0;        // components, columns, array length (0: runtime array)
   std::vector<Id> members;   // struct members
@@ -168,7 +175,7 @@ class Lowerer {
   struct Bounds {
     Val base, range;
   };
-  std::optional<Bounds> bounds_of(Id pointer);
+  std::optional<Bounds> bounds_of(Id pointer, bool matrix = false);  // matrix: a cooperative matrix access
   const Bounds* checking = nullptr;
   llvm::Value* in_bounds(llvm::Value* addr, uint64_t size);
   // addr when no check applies or it is in bounds, else a frame slot of zeros (loads) or
@@ -205,6 +212,43 @@ class Lowerer {
   void vector_store(llvm::Value* v, llvm::Value* ptr, llvm::Align align, llvm::Value* m);
   // Whether an Input built-in must be written to memory (some use is not a direct load).
   bool builtin_needs_memory(Id var) const;
+
+  // Cooperative matrices (lower_coopmat.cpp).
+  bool is_matrix(Id type_id) const;
+  bool holds_matrix(Id type_id);  // a matrix, or an array / struct with one inside
+  bool is_object(Id value_id);    // its rep is a matrix's: the same in both modes
+  llvm::Type* matrix_type(Id type_id);
+  uint32_t matrix_length(const TypeInfo& t) const;
+  void check_coopmat_type(const TypeInfo& t, const Instruction* at);
+  void check_matrix_combination(const kernels::TileMmaDesc& d, const Instruction* at);
+  llvm::Constant* matrix_constant(Id type_id, llvm::Constant* scalar);
+  kernels::NumberFormat number_format(Id scalar_type_id, bool is_signed) const;
+  llvm::Value* matrix_to_memory(llvm::Value* mat, const TypeInfo& t);
+  llvm::Value* matrix_from_memory(llvm::Value* buf, Id type_id);
+  llvm::Value* matrix_component(llvm::Value* mat, const TypeInfo& t, llvm::Value* j);
+  llvm::Value* matrix_set_component(llvm::Value* mat, const TypeInfo& t, uint64_t j, llvm::Value* lanes_v);
+  llvm::Value* matrix_splat(Id type_id, Val x);
+  struct MatrixAddressing {
+    llvm::Value* base = nullptr;    // uniform pointer
+    llvm::Value* stride = nullptr;  // bytes between rows (row-major) or columns, i64
+    bool column_major = false;
+    std::optional<Bounds> bounds;   // robust access
+  };
+  MatrixAddressing matrix_addressing(Id pointer, Id layout_id, Id stride_id, const Instruction& in);
+  llvm::Value* matrix_line_addresses(const MatrixAddressing& a, const TypeInfo& t, uint32_t r);
+  llvm::Value* matrix_line_in_bounds(const MatrixAddressing& a, llvm::Value* addrs, uint64_t esz);
+  void lower_matrix_load(const Instruction& in);
+  void lower_matrix_store(const Instruction& in);
+  void lower_matrix_muladd(const Instruction& in);
+  llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
+  bool lower_coopmat(const Instruction& in);
+  // Conversions (lower_convert.cpp): v's leaves from scalar type `from` to `to`, into a
+  // rep of type result_t; count: elements in v (0: from its type).
+  bool special_float(Id scalar_type_id) const;  // bfloat16 or float8
+  llvm::Value* convert_leaves(const Instruction& in, llvm::Value* v, Id from, Id to, llvm::Type* result_t,
+                              uint64_t count = 0);
+  llvm::Value* convert_via_kernels(llvm::Value* v, kernels::NumberFormat from, kernels::NumberFormat to,
+                                   uint64_t count, llvm::Type* result_t, bool saturate);
 
   // Instruction families; each returns false if the opcode is not theirs.
   bool lower_arith(const Instruction& in);
@@ -319,6 +363,7 @@ class Lowerer {
   Uniformity uniformity_data_;
   std::unordered_map<Id, TypeInfo> types_;
   std::unordered_map<Id, llvm::Type*> rep_cache_, urep_cache_;
+  std::unordered_map<Id, bool> holds_matrix_;
   std::unordered_map<Id, llvm::Value*> const_cache_, uconst_cache_;
   std::unordered_map<Id, std::vector<uint8_t>> spec_values_;  // constant id -> bytes
 };

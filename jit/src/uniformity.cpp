@@ -97,9 +97,36 @@ class Analysis {
             bool ok = (k == 0 && (is_op(in, Op::OpLoad) || is_op(in, Op::OpStore) || chain));
             if (!ok) mark(it->second);
           }
-          if (chain && root.count(in.result))
-            for (size_t k = 1; k < in.operands.size(); ++k) chain_indices_[root[in.result]].push_back(in.operands[k]);
+          if (chain && root.count(in.result)) {
+            // Indices up to a cooperative matrix pick the matrix; one into the matrix picks
+            // each invocation's own component and never moves the variable.
+            size_t into = matrix_index(in);
+            for (size_t k = 1; k < in.operands.size() && k < into; ++k) chain_indices_[root[in.result]].push_back(in.operands[k]);
+          }
         }
+  }
+
+  // The operand index of an access chain's first index into a cooperative matrix (its
+  // component), or operands.size() if it never enters one.
+  size_t matrix_index(const Instruction& chain) const {
+    Id t = 0;
+    if (const Instruction* b = m_.def(chain.operands.at(0)))
+      if (const Instruction* pt = m_.global(b->result_type); pt && pt->operands.size() > 1) t = pt->operands[1];
+    for (size_t k = 1; k < chain.operands.size(); ++k) {
+      const Instruction* ti = m_.global(t);
+      if (!ti) break;
+      if (is_op(*ti, Op::OpTypeCooperativeMatrixKHR)) return k;
+      if (is_op(*ti, Op::OpTypeStruct)) {
+        uint32_t member = 0;
+        if (!constant_index(chain.operands[k], &member) || member >= ti->operands.size()) break;
+        t = ti->operands[member];
+      } else if (!ti->operands.empty()) {
+        t = ti->operands[0];  // array, runtime array, vector, matrix: the element type
+      } else {
+        break;
+      }
+    }
+    return chain.operands.size();
   }
 
   // A variable indexed by a divergent value leaves rep layout: each lane's copy is then
@@ -262,8 +289,24 @@ class Analysis {
     }
   }
 
+  bool is_matrix_type(Id t) const {
+    const Instruction* d = m_.global(t);
+    return d && is_op(*d, Op::OpTypeCooperativeMatrixKHR);
+  }
+  Id type_of_value(Id v) const {
+    const Instruction* d = m_.def(v);
+    return d ? d->result_type : 0;
+  }
+
   bool instruction_divergent(const Instruction& in, const FunctionUniformity& fu, uint32_t block) {
     const auto& o = in.operands;
+    // A cooperative matrix belongs to the subgroup as a whole: one object, never per-lane
+    // (its components, extracted, are per invocation).
+    if (is_matrix_type(in.result_type)) return false;
+    if (is_op(in, Op::OpCompositeExtract) && !o.empty() && is_matrix_type(type_of_value(o[0]))) return true;
+    // A pointer to a component of a matrix: each invocation's component is its own.
+    if ((is_op(in, Op::OpAccessChain) || is_op(in, Op::OpInBoundsAccessChain)) && matrix_index(in) < o.size())
+      return true;
     switch (static_cast<Op>(in.opcode)) {
       case Op::OpPhi: {
         for (size_t k = 0; k + 1 < o.size(); k += 2) {

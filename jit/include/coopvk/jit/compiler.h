@@ -33,6 +33,16 @@ struct SpecializationValue {
   std::vector<uint8_t> bytes;  // 1, 2, 4 or 8 bytes as the app gave them
 };
 
+// One multiply-add combination a pipeline may use (the driver's advertised
+// cooperative-matrix properties): MxNxK and the four component formats, as
+// kernels::NumberFormat values with the signedness of the Matrix*SignedComponents
+// operands folded in.
+struct MatrixCombination {
+  uint32_t m = 0, n = 0, k = 0;
+  uint8_t a = 0, b = 0, c = 0, result = 0;
+  bool saturating = false;
+};
+
 struct CompileOptions {
   std::string entry_point = "main";
   std::vector<SpecializationValue> specialization;
@@ -42,6 +52,13 @@ struct CompileOptions {
   // robustBufferAccess: loads outside a bound buffer range return zero and stores there
   // are dropped (Vulkan spec, "Robust Buffer Access"). Off: no check is emitted at all.
   bool robust_buffer_access = false;
+  // Cooperative matrices (VK_KHR_cooperative_matrix): the combinations the device
+  // advertises. A shader using another type, size or scope fails to compile, naming it.
+  // Empty: the feature is not enabled, and a cooperative matrix type fails.
+  std::vector<MatrixCombination> matrix_combinations;
+  // cooperativeMatrixRobustBufferAccess: cooperative matrix loads and stores follow the
+  // robust buffer access rules even when robust_buffer_access is off.
+  bool robust_matrix_access = false;
 };
 
 struct CompiledShader {

@@ -1,0 +1,51 @@
+// add_cooperative_options: see cooperative_options.h.
+#include "cooperative_options.h"
+
+#include "cooperative_caps.h"
+#include "cooperative_queries.h"
+
+#include "coopvk/kernels/number_formats.h"
+
+using namespace coopvk;
+
+namespace {
+
+// VkComponentTypeKHR -> the kernels' format (the Vulkan chapter's table "Cooperative
+// matrix component types" maps each to its SPIR-V type). -1: not a matrix component.
+int format_of(VkComponentTypeKHR t) {
+  using NF = kernels::NumberFormat;
+  switch (t) {
+    case VK_COMPONENT_TYPE_FLOAT16_KHR: return int(NF::F16);
+    case VK_COMPONENT_TYPE_FLOAT32_KHR: return int(NF::F32);
+    case VK_COMPONENT_TYPE_FLOAT64_KHR: return int(NF::F64);
+    case VK_COMPONENT_TYPE_SINT8_KHR: return int(NF::I8);
+    case VK_COMPONENT_TYPE_SINT16_KHR: return int(NF::I16);
+    case VK_COMPONENT_TYPE_SINT32_KHR: return int(NF::I32);
+    case VK_COMPONENT_TYPE_SINT64_KHR: return int(NF::I64);
+    case VK_COMPONENT_TYPE_UINT8_KHR: return int(NF::U8);
+    case VK_COMPONENT_TYPE_UINT16_KHR: return int(NF::U16);
+    case VK_COMPONENT_TYPE_UINT32_KHR: return int(NF::U32);
+    case VK_COMPONENT_TYPE_UINT64_KHR: return int(NF::U64);
+    case VK_COMPONENT_TYPE_BFLOAT16_KHR: return int(NF::BF16);
+    case VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT: return int(NF::E4M3);
+    case VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT: return int(NF::E5M2);
+    default: return -1;
+  }
+}
+
+}  // namespace
+
+void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opts) {
+  if (!dev.cooperative_matrix) return;
+  caps::DeviceFacts facts = cooperative_device_facts(to_handle<VkPhysicalDevice>(dev.physical));
+  // What the application enabled, not what the device could do.
+  facts.bfloat16_matrices = dev.bfloat16_matrices;
+  facts.float8_matrices = dev.float8_matrices;
+  for (const caps::MatrixEntry& e : caps::matrix_table()) {
+    if (e.scope != VK_SCOPE_SUBGROUP_KHR || !caps::entry_available(e, facts)) continue;
+    int a = format_of(e.a), b = format_of(e.b), c = format_of(e.c), r = format_of(e.result);
+    if (a < 0 || b < 0 || c < 0 || r < 0) continue;
+    opts->matrix_combinations.push_back({e.m, e.n, e.k, uint8_t(a), uint8_t(b), uint8_t(c), uint8_t(r), e.saturating});
+  }
+  opts->robust_matrix_access = dev.cooperative_matrix_robust;
+}

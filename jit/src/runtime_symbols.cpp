@@ -1,0 +1,77 @@
+// Runtime symbols of compiled shaders (runtime_symbols.h).
+#include "runtime_symbols.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "coopvk/jit/shader_abi.h"
+
+namespace coopvk::jit {
+
+namespace {
+
+using kernels::NumberFormat;
+
+constexpr NumberFormat kFormats[] = {
+    NumberFormat::F32, NumberFormat::F16, NumberFormat::BF16, NumberFormat::E4M3, NumberFormat::E5M2,
+    NumberFormat::F64, NumberFormat::I8,  NumberFormat::U8,   NumberFormat::I16,  NumberFormat::U16,
+    NumberFormat::I32, NumberFormat::U32, NumberFormat::I64,  NumberFormat::U64,
+};
+
+std::optional<NumberFormat> format_named(const std::string& s) {
+  for (NumberFormat f : kFormats)
+    if (s == kernels::format_name(f)) return f;
+  return std::nullopt;
+}
+
+extern "C" void coopvk_rt_convert(uint32_t src_format, const void* src, uint32_t dst_format, void* dst,
+                                  uint64_t n, uint32_t saturate) {
+  // The lowering only asks for pairs kernels::convert supports (checked at compile time).
+  kernels::convert(static_cast<NumberFormat>(src_format), src, static_cast<NumberFormat>(dst_format), dst, n,
+                   saturate ? kernels::Overflow::Saturate : kernels::Overflow::Ieee);
+}
+
+}  // namespace
+
+std::string mma_symbol(const kernels::TileMmaDesc& d) {
+  return std::string("coopvk_mma.") + kernels::format_name(d.a) + "." + kernels::format_name(d.b) + "." +
+         kernels::format_name(d.c) + "." + kernels::format_name(d.d) + ".s" + (d.saturate ? "1" : "0") + "." +
+         std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
+}
+
+std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name) {
+  const std::string prefix = "coopvk_mma.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  std::string parts[6];  // a, b, c, d, saturate, shape
+  size_t at = prefix.size();
+  for (int i = 0; i < 6; ++i) {
+    size_t dot = i < 5 ? name.find('.', at) : name.size();
+    if (dot == std::string::npos) return std::nullopt;
+    parts[i] = name.substr(at, dot - at);
+    at = dot + 1;
+  }
+  kernels::TileMmaDesc d{};
+  auto a = format_named(parts[0]), b = format_named(parts[1]), c = format_named(parts[2]), r = format_named(parts[3]);
+  if (!a || !b || !c || !r || (parts[4] != "s0" && parts[4] != "s1")) return std::nullopt;
+  d.a = *a;
+  d.b = *b;
+  d.c = *c;
+  d.d = *r;
+  d.saturate = parts[4] == "s1";
+  unsigned m = 0, n = 0, k = 0;
+  char tail = 0;
+  if (std::sscanf(parts[5].c_str(), "%ux%ux%u%c", &m, &n, &k, &tail) != 3) return std::nullopt;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  return d;
+}
+
+void* runtime_symbol_address(const std::string& name) {
+  if (name == "coopvk_jit_workgroup_barrier") return reinterpret_cast<void*>(&coopvk_jit_workgroup_barrier);
+  if (name == kConvertSymbol) return reinterpret_cast<void*>(&coopvk_rt_convert);
+  if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
+  return nullptr;
+}
+
+}  // namespace coopvk::jit

@@ -1,0 +1,33 @@
+// Functions compiled shader code calls, by name: the JIT links them in every process from
+// their names (a generator in compiler.cpp), never by an address frozen into the code,
+// so a pipeline cache blob from another run links to this run's kernels.
+//
+//   coopvk_jit_workgroup_barrier           the workgroup runner (shader_abi.h)
+//   coopvk_rt_convert                      kernels::convert() for bfloat16 / float8 values
+//   coopvk_mma.<a>.<b>.<c>.<d>.s<0|1>.<m>x<n>x<k>
+//                                          kernels::tile_mma_kernel() of that combination:
+//                                          void(const void* a, const void* b, const void* c,
+//                                               void* d, uint32_t m, uint32_t n, uint32_t k)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "coopvk/kernels/number_formats.h"
+#include "coopvk/kernels/tile_mma.h"
+
+namespace coopvk::jit {
+
+// void coopvk_rt_convert(uint32_t src_format, const void* src, uint32_t dst_format,
+//                        void* dst, uint64_t n, uint32_t saturate)
+// with kernels::NumberFormat values; saturate selects Overflow::Saturate.
+constexpr const char* kConvertSymbol = "coopvk_rt_convert";
+
+std::string mma_symbol(const kernels::TileMmaDesc& d);
+std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);
+
+// The address of a runtime symbol by name (any of the above), or null.
+void* runtime_symbol_address(const std::string& name);
+
+}  // namespace coopvk::jit
