@@ -14,80 +14,18 @@
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
+#include "jit_run.h"
 #include "shader_references.h"
 
 using namespace coopvk::jit;
 using namespace coopvk::test;
 
 namespace {
-
-std::vector<uint32_t> load_spv(const std::string& name) {
-  std::ifstream f(std::string(COOPVK_TEST_SHADER_DIR) + "/" + name + ".spv", std::ios::binary);
-  REQUIRE(f.good());
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), words.size() * 4);
-  return words;
-}
-
-struct Run {
-  std::vector<std::vector<uint8_t>*> buffers;  // set 0, bindings 0..n-1
-  std::vector<uint8_t> push;
-  uint32_t groups[3] = {1, 1, 1};
-  uint32_t subgroup_size = 0;
-  std::vector<SpecializationValue> spec;
-};
-
-// Compiles `name` and runs the whole dispatch; fails the test on compile errors.
 CompiledShader run_shader(const std::string& name, Run& r) {
-  std::vector<uint32_t> words = load_spv(name);
-  Module mod;
-  ReadResult rr = read_spirv(words.data(), words.size(), &mod);
-  INFO(rr.error);
-  REQUIRE(rr.ok);
-  CompileOptions opts;
-  opts.subgroup_size = r.subgroup_size;
-  opts.specialization = r.spec;
-  opts.layout.sets[0].bindings.resize(r.buffers.size());
-  std::vector<BufferDescriptor> descs;
-  for (size_t b = 0; b < r.buffers.size(); ++b) {
-    opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, uint32_t(b), 1};
-    descs.push_back({r.buffers[b]->data(), r.buffers[b]->size()});
-  }
-  CompileResult cr = compile_compute(mod, opts);
-  INFO(cr.error);
-  REQUIRE(cr.shader);
-  DispatchState ds{};
-  ds.sets[0] = descs.data();
-  std::vector<uint8_t> push(kMaxPushConstantBytes, 0);
-  if (!r.push.empty()) std::memcpy(push.data(), r.push.data(), r.push.size());
-  ds.push_constants = push.data();
-  for (int k = 0; k < 3; ++k) ds.num_workgroups[k] = r.groups[k];
-  WorkgroupRunner runner;
-  for (uint32_t z = 0; z < r.groups[2]; ++z)
-    for (uint32_t y = 0; y < r.groups[1]; ++y)
-      for (uint32_t x = 0; x < r.groups[0]; ++x) {
-        uint32_t id[3] = {x, y, z};
-        runner.run(*cr.shader, ds, id);
-      }
-  CompiledShader meta = *cr.shader;
-  return meta;
+  return run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, name), r);
 }
-
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-template <typename T>
-T at(const std::vector<uint8_t>& b, size_t i) {
-  T v;
-  std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
-  return v;
-}
-
 }  // namespace
+
 
 TEST_CASE("saxpy over a partial last workgroup matches the C++ loop") {
   uint32_t sg = GENERATE(0u, 4u, 8u, 16u, 32u, 64u);

@@ -1,0 +1,46 @@
+// Runs a compute shader through the JIT without Vulkan (reader -> lowering -> ORC ->
+// WorkgroupRunner), for the unit tests of the JIT: host vectors are set 0's storage
+// buffers, bindings 0..n-1.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coopvk/jit/compiler.h"
+
+namespace coopvk::test {
+
+// words of <COOPVK_TEST_SHADER_DIR>/<name>.spv (the test target defines the directory)
+std::vector<uint32_t> load_test_spv(const std::string& dir, const std::string& name);
+
+struct Run {
+  std::vector<std::vector<uint8_t>*> buffers;  // set 0, bindings 0..n-1
+  std::vector<uint8_t> push;
+  uint32_t groups[3] = {1, 1, 1};
+  uint32_t subgroup_size = 0;
+  std::vector<jit::SpecializationValue> spec;
+  std::vector<jit::MatrixCombination> matrices;  // CompileOptions::matrix_combinations
+  bool robust = false;                           // robust_buffer_access
+};
+
+// Compiles and runs the whole dispatch; on a compile error returns null and the message
+// in *error (when given) or fails the test.
+jit::CompileResult compile_for(const std::vector<uint32_t>& words, const Run& r);
+jit::CompiledShader run_words(const std::vector<uint32_t>& words, Run& r);
+
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <typename T>
+T at(const std::vector<uint8_t>& b, size_t i) {
+  T v;
+  std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+}  // namespace coopvk::test

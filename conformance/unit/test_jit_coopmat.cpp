@@ -1,0 +1,149 @@
+// Cooperative matrices in the JIT without Vulkan (lower_coopmat.cpp): multiply-add of every
+// kind of combination through load, mul-add and store, checked against a plain C++
+// computation in double (float inputs are small integers, so every partial sum is exact
+// and results compare exactly); B row- and column-major with padded strides; several
+// subgroups per workgroup at every subgroup size.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coopvk/kernels/number_formats.h"
+#include "jit_run.h"
+
+using namespace coopvk;
+using namespace coopvk::test;
+using kernels::NumberFormat;
+
+namespace {
+
+// One element of format f holding v (exactly representable by construction) as bytes.
+void put(std::vector<uint8_t>& buf, size_t i, NumberFormat f, double v) {
+  size_t sz = kernels::format_size(f);
+  uint64_t bits = 0;
+  switch (f) {
+    case NumberFormat::F16: bits = kernels::f32_to_f16(float(v)); break;
+    case NumberFormat::BF16: bits = kernels::f32_to_bf16(float(v)); break;
+    case NumberFormat::E4M3: bits = kernels::f32_to_e4m3(float(v), kernels::Overflow::Ieee); break;
+    case NumberFormat::F32: { float x = float(v); std::memcpy(&bits, &x, 4); break; }
+    default: bits = uint64_t(int64_t(v)); break;  // integers, two's complement
+  }
+  std::memcpy(buf.data() + i * sz, &bits, sz);
+}
+
+double get(const std::vector<uint8_t>& buf, size_t i, NumberFormat f) {
+  size_t sz = kernels::format_size(f);
+  uint64_t bits = 0;
+  std::memcpy(&bits, buf.data() + i * sz, sz);
+  switch (f) {
+    case NumberFormat::F16: return kernels::f16_to_f32(uint16_t(bits));
+    case NumberFormat::F32: { float x; std::memcpy(&x, &bits, 4); return x; }
+    case NumberFormat::I32: return double(int32_t(bits));
+    case NumberFormat::U32: return double(uint32_t(bits));
+    default: return NAN;
+  }
+}
+
+struct Combo {
+  const char* shader;
+  NumberFormat a, b, c, r;
+  uint32_t m, n, k;
+  bool saturating;
+  int lo, hi;  // input range
+};
+
+}  // namespace
+
+TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
+  const Combo combo = GENERATE(
+      Combo{"muladd_f16_f32", NumberFormat::F16, NumberFormat::F16, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -4, 4},
+      Combo{"muladd_f16_f32", NumberFormat::F16, NumberFormat::F16, NumberFormat::F32, NumberFormat::F32, 16, 8, 8, false, -4, 4},
+      Combo{"muladd_f16_f16", NumberFormat::F16, NumberFormat::F16, NumberFormat::F16, NumberFormat::F16, 16, 8, 16, false, -3, 3},
+      Combo{"muladd_f32", NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -8, 8},
+      Combo{"muladd_s8_s32", NumberFormat::I8, NumberFormat::I8, NumberFormat::I32, NumberFormat::I32, 16, 16, 32, false, -128, 127},
+      Combo{"muladd_s8_s32_sat", NumberFormat::I8, NumberFormat::I8, NumberFormat::I32, NumberFormat::I32, 16, 8, 32, true, -128, 127},
+      Combo{"muladd_u8_u32", NumberFormat::U8, NumberFormat::U8, NumberFormat::U32, NumberFormat::U32, 16, 8, 32, false, 0, 255},
+      Combo{"muladd_bf16_f32", NumberFormat::BF16, NumberFormat::BF16, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -16, 16},
+      Combo{"muladd_e4m3_f32", NumberFormat::E4M3, NumberFormat::E4M3, NumberFormat::F32, NumberFormat::F32, 16, 16, 32, false, -8, 8});
+  const uint32_t sg = GENERATE(4u, 8u, 16u, 32u, 64u);
+  const int layout_b = GENERATE(0, 1);
+  const uint32_t M = combo.m, N = combo.n, K = combo.k;
+  const uint32_t subgroups = 2, groups = 3, tiles = subgroups * groups;
+  // Padded strides (in elements): rows longer than the tile, as in a bigger matrix.
+  const uint32_t lda = K + 3, ldb = (layout_b ? K : N) + 5, ldc = N + 1, ldd = N + 2;
+  const uint32_t b_lines = layout_b ? N : K;
+  std::vector<uint8_t> A(tiles * M * lda * kernels::format_size(combo.a)),
+      Bm(tiles * b_lines * ldb * kernels::format_size(combo.b)),
+      Cm(tiles * M * ldc * kernels::format_size(combo.c)),
+      D(tiles * M * ldd * kernels::format_size(combo.r), 0xAB);
+  std::mt19937 rng(12345 + sg);
+  std::uniform_int_distribution<int> dist(combo.lo, combo.hi);
+  std::vector<double> av(tiles * M * K), bv(tiles * K * N), cv(tiles * M * N);
+  for (uint32_t t = 0; t < tiles; ++t) {
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t k = 0; k < K; ++k) put(A, (t * M + i) * lda + k, combo.a, av[(t * M + i) * K + k] = dist(rng));
+    for (uint32_t k = 0; k < K; ++k)
+      for (uint32_t j = 0; j < N; ++j) {
+        double v = bv[(t * K + k) * N + j] = dist(rng);
+        put(Bm, layout_b ? (t * N + j) * ldb + k : (t * K + k) * ldb + j, combo.b, v);
+      }
+    // Accumulators: near the top of the range for the saturating case, so it saturates.
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < N; ++j) {
+        double v = combo.saturating ? (j % 2 ? 2147483000.0 : -2147483000.0) + dist(rng)
+                                    : double(dist(rng) * (combo.c == NumberFormat::U32 ? 100 : 10));
+        put(Cm, (t * M + i) * ldc + j, combo.c, cv[(t * M + i) * N + j] = v);
+      }
+  }
+  Run r;
+  r.buffers = {&A, &Bm, &Cm, &D};
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  r.matrices = {{M, N, K, uint8_t(combo.a), uint8_t(combo.b), uint8_t(combo.c), uint8_t(combo.r), combo.saturating}};
+  auto spec_u32 = [](uint32_t id, uint32_t v) {
+    jit::SpecializationValue s{id, std::vector<uint8_t>(4)};
+    std::memcpy(s.bytes.data(), &v, 4);
+    return s;
+  };
+  r.spec = {spec_u32(0, subgroups * sg), spec_u32(1, M), spec_u32(2, N), spec_u32(3, K), spec_u32(4, uint32_t(layout_b))};
+  r.push = bytes_of(std::vector<uint32_t>{lda, ldb, ldc, ldd});
+  run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, combo.shader), r);
+
+  const bool int_result = combo.r == NumberFormat::I32 || combo.r == NumberFormat::U32;
+  for (uint32_t t = 0; t < tiles; ++t)
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < N; ++j) {
+        double want = cv[(t * M + i) * N + j];
+        for (uint32_t k = 0; k < K; ++k) want += av[(t * M + i) * K + k] * bv[(t * K + k) * N + j];
+        if (combo.saturating) want = std::min(std::max(want, -2147483648.0), 2147483647.0);
+        else if (int_result && combo.r == NumberFormat::U32) want = double(uint32_t(int64_t(want)));
+        double got = get(D, (t * M + i) * ldd + j, combo.r);
+        INFO(combo.shader << " " << M << "x" << N << "x" << K << " subgroup " << sg << " layout_b " << layout_b
+                          << " tile " << t << " (" << i << ", " << j << ")");
+        REQUIRE(got == want);
+      }
+  // Padding between rows of D is never written.
+  for (uint32_t row = 0; row < tiles * M; ++row)
+    for (uint32_t j = N; j < ldd; ++j)
+      for (size_t byte = 0; byte < kernels::format_size(combo.r); ++byte)
+        REQUIRE(D[(row * ldd + j) * kernels::format_size(combo.r) + byte] == 0xAB);
+}
+
+TEST_CASE("a cooperative matrix outside the allowed combinations fails to compile, naming it") {
+  Run r;
+  std::vector<uint8_t> a(64), b(64), c(64), d(64);
+  r.buffers = {&a, &b, &c, &d};
+  auto words = load_test_spv(COOPVK_TEST_SHADER_DIR, "muladd_f16_f32");
+  jit::CompileResult none = compile_for(words, r);  // no combinations at all: feature off
+  REQUIRE_FALSE(none.shader);
+  CHECK(none.error.find("cooperativeMatrix") != std::string::npos);
+  r.matrices = {{16, 16, 16, uint8_t(NumberFormat::F16), uint8_t(NumberFormat::F16), uint8_t(NumberFormat::F16),
+                 uint8_t(NumberFormat::F16), false}};  // f16 accumulators only
+  jit::CompileResult other = compile_for(words, r);
+  REQUIRE_FALSE(other.shader);
+  CHECK(other.error.find("f32") != std::string::npos);
+}
