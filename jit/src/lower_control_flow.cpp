@@ -129,7 +129,7 @@ void Lowerer::store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct)
       }
       llvm::Value* old = B.CreateLoad(slot->getAllocatedType(), slot);
       llvm::Value* cond = uniform ? any(edge_mask) : edge_mask;
-      B.CreateStore(select_rep(cond, v, old), slot);
+      B.CreateStore(merge_rep(in.result_type, cond, v, old), slot);
     }
   }
 }
@@ -416,7 +416,7 @@ void Lowerer::emit_terminator(const Instruction& t) {
     }
     case spv::Op::OpReturnValue: {
       llvm::Value* old = B.CreateLoad(F.ret_slot->getAllocatedType(), F.ret_slot);
-      B.CreateStore(select_rep(mask, value(o.at(0)), old), F.ret_slot);
+      B.CreateStore(merge_rep(F.fn->def.result_type, mask, value(o.at(0)), old), F.ret_slot);
       [[fallthrough]];
     }
     case spv::Op::OpReturn:

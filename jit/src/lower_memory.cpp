@@ -408,7 +408,7 @@ void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t ali
     llvm::Value* p = value_v(pointer).v;
     llvm::Type* rt = lane_rep_type(value_type);
     llvm::Value* old = B.CreateLoad(rt, p);
-    B.CreateStore(select_rep(mask, value(value_id), old), p);
+    B.CreateStore(merge_rep(value_type, mask, value(value_id), old), p);
     return;
   }
   std::optional<Bounds> bounds = bounds_of(pointer);
@@ -531,7 +531,7 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
       if (F.rep_ptrs.count(dst) || rep_globals.count(dst)) {
         llvm::Value* p = value_v(dst).v;
         llvm::Value* old = B.CreateLoad(lane_rep_type(pointee_of(dst)), p);
-        B.CreateStore(select_rep(mask, lanes_v, old), p);
+        B.CreateStore(merge_rep(pointee_of(dst), mask, lanes_v, old), p);
       } else {
         Val p = value_v(dst);
         if (p.uniform && v.uniform) store_urep(pointee_of(dst), p.v, v.v, 0);

@@ -13,6 +13,77 @@ namespace {
 using Op = spv::Op;
 }
 
+bool Lowerer::check_matrix_types(const Instruction& in) {
+  // SPV_KHR_cooperative_matrix, "Arithmetic Instructions", "Composite Instructions",
+  // "Conversion Instructions": which instructions take cooperative matrix operands, and
+  // with which types. Returns false when no matrix is involved (the checks below apply).
+  const auto& o = in.operands;
+  const Id rt = in.result_type;
+  bool any = rt && is_matrix(rt);
+  for (uint16_t k : in.id_operands)
+    if (F.value_types.count(o[k]) || m.global(o[k])) {
+      const Instruction* g = m.global(o[k]);
+      if (g && spv_op_is_type(g->opcode)) continue;
+      if (auto vt = F.value_types.find(o[k]); vt != F.value_types.end() ? is_matrix(vt->second) : (g && is_matrix(g->result_type)))
+        any = true;
+    }
+  if (!any) return false;
+  auto need = [&](bool ok, const char* what) {
+    if (!ok) fail(std::string("ill-typed cooperative matrix operands: ") + what, &in);
+  };
+  auto component = [&](Id matrix_type) { return type(matrix_type).elem; };
+  auto is_float = [&](Id t) { return type(t).op == uint16_t(Op::OpTypeFloat); };
+  auto ieee = [&](Id t) { return is_float(t) && type(t).fkind == TypeInfo::FloatKind::Ieee; };
+  switch (static_cast<Op>(in.opcode)) {
+    case Op::OpFAdd: case Op::OpFSub: case Op::OpFMul: case Op::OpFDiv: case Op::OpFNegate:
+    case Op::OpIAdd: case Op::OpISub: case Op::OpIMul: case Op::OpSDiv: case Op::OpUDiv: case Op::OpSNegate: {
+      bool fop = in.opcode == uint16_t(Op::OpFAdd) || in.opcode == uint16_t(Op::OpFSub) ||
+                 in.opcode == uint16_t(Op::OpFMul) || in.opcode == uint16_t(Op::OpFDiv) ||
+                 in.opcode == uint16_t(Op::OpFNegate);
+      need(is_matrix(rt), "arithmetic result");
+      for (Id v : o) need(type_of(v) == rt, "arithmetic operands must have the result's type");
+      need(fop ? ieee(component(rt)) : type(component(rt)).op == uint16_t(Op::OpTypeInt),
+           fop ? "float arithmetic on a matrix of IEEE floats" : "integer arithmetic on a matrix of integers");
+      return true;
+    }
+    case Op::OpMatrixTimesScalar:
+      need(o.size() == 2 && is_matrix(rt) && type_of(o[0]) == rt && type_of(o[1]) == component(rt) && ieee(component(rt)),
+           "matrix times scalar");
+      return true;
+    case Op::OpCompositeConstruct:
+      need(o.size() == 1 && is_matrix(rt) && type_of(o[0]) == component(rt), "matrix construct from one component");
+      return true;
+    case Op::OpCompositeExtract:
+      need(o.size() == 2 && is_matrix(type_of(o[0])) && rt == component(type_of(o[0])), "matrix component extract");
+      return true;
+    case Op::OpCompositeInsert:
+      need(o.size() == 3 && is_matrix(rt) && type_of(o[1]) == rt && type_of(o[0]) == component(rt), "matrix component insert");
+      return true;
+    case Op::OpFConvert: case Op::OpSConvert: case Op::OpUConvert: case Op::OpConvertFToS: case Op::OpConvertFToU:
+    case Op::OpConvertSToF: case Op::OpConvertUToF: case Op::OpBitcast: {
+      need(o.size() == 1 && is_matrix(rt) && is_matrix(type_of(o[0])), "matrix conversion between matrices");
+      Id from = component(type_of(o[0])), to = component(rt);
+      bool fin = is_float(from), fout = is_float(to);
+      switch (static_cast<Op>(in.opcode)) {
+        case Op::OpFConvert: need(fin && fout, "OpFConvert between float matrices"); break;
+        case Op::OpSConvert: case Op::OpUConvert: need(!fin && !fout, "integer conversion between integer matrices"); break;
+        case Op::OpConvertFToS: case Op::OpConvertFToU: need(fin && !fout, "float to integer matrix"); break;
+        case Op::OpConvertSToF: case Op::OpConvertUToF: need(!fin && fout, "integer to float matrix"); break;
+        default:
+          need(!fin && !fout && type(from).width == type(to).width, "bitcast between integer matrices of one width");
+      }
+      return true;
+    }
+    case Op::OpCooperativeMatrixLoadKHR: case Op::OpCooperativeMatrixStoreKHR: case Op::OpCooperativeMatrixMulAddKHR:
+    case Op::OpCooperativeMatrixLengthKHR: case Op::OpCopyObject: case Op::OpPhi: case Op::OpSelect:
+    case Op::OpFunctionCall: case Op::OpReturnValue: case Op::OpLoad: case Op::OpStore: case Op::OpVariable:
+    case Op::OpUndef: case Op::OpCopyLogical:
+      return true;  // their own lowering checks the rest
+    default:
+      fail("instruction does not take cooperative matrix operands", &in);
+  }
+}
+
 Id Lowerer::type_of(Id value) const {
   if (auto it = F.value_types.find(value); it != F.value_types.end()) return it->second;
   if (const Instruction* g = m.global(value)) return g->result_type;
@@ -40,6 +111,7 @@ void Lowerer::check_types(const Instruction& in) {
   };
   auto operands_exist = [&](size_t n) { need(o.size() >= n, "too few operands"); };
   const Id rt = in.result_type;
+  if (check_matrix_types(in)) return;
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpIAdd: case Op::OpISub: case Op::OpIMul: case Op::OpUDiv: case Op::OpSDiv:
     case Op::OpUMod: case Op::OpSRem: case Op::OpSMod: case Op::OpBitwiseAnd:
@@ -337,6 +409,11 @@ void Lowerer::check_types(const Instruction& in) {
           uint64_t member = constant_u64(o[k]);
           need(member < ti.members.size(), "struct member index out of range");
           t = ti.members[member];
+        } else if (is_matrix(t)) {
+          // SPV_KHR_cooperative_matrix: an access chain may select one of the
+          // invocation's components of a matrix; nothing lies below a component.
+          need(k + 1 == o.size(), "access chain continues past a matrix component");
+          t = ti.elem;
         } else {
           need(ti.op == uint16_t(Op::OpTypeVector) || ti.op == uint16_t(Op::OpTypeMatrix) ||
                    ti.op == uint16_t(Op::OpTypeArray) || ti.op == uint16_t(Op::OpTypeRuntimeArray),

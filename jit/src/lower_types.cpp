@@ -495,4 +495,22 @@ llvm::Value* Lowerer::select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value*
   return map_leaves2(t, f, [&](llvm::Value* x, llvm::Value* y) { return B.CreateSelect(cond, x, y); });
 }
 
+llvm::Value* Lowerer::merge_rep(Id type_id, llvm::Value* cond, llvm::Value* t, llvm::Value* f) {
+  if (!holds_matrix(type_id)) return select_rep(cond, t, f);
+  const TypeInfo& ti = type(type_id);
+  if (is_matrix(type_id)) {
+    // A matrix is the whole scope's (SPV_KHR_cooperative_matrix requires every
+    // invocation of the scope to run an instruction on it, in uniform control flow):
+    // a per-lane mask selects nothing in it. A uniform condition still picks one.
+    return cond->getType()->isVectorTy() ? t : B.CreateSelect(cond, t, f);
+  }
+  bool array = ti.op == uint16_t(spv::Op::OpTypeArray);
+  unsigned n = array ? ti.count : unsigned(ti.members.size());
+  llvm::Value* out = t;
+  for (unsigned i = 0; i < n; ++i)
+    out = B.CreateInsertValue(out, merge_rep(array ? ti.elem : ti.members[i], cond, B.CreateExtractValue(t, i),
+                                             B.CreateExtractValue(f, i)), i);
+  return out;
+}
+
 }  // namespace coopvk::jit

@@ -86,7 +86,7 @@ void Lowerer::define_v(Id id, Val v) {
     // its own lanes.
     if (F.masked_slot.count(id)) {
       llvm::Value* old = B.CreateLoad(it->second->getAllocatedType(), it->second);
-      B.CreateStore(select_rep(mask, v.v, old), it->second);
+      B.CreateStore(merge_rep(type_of(id), mask, v.v, old), it->second);
     } else {
       B.CreateStore(v.v, it->second);
     }

@@ -159,6 +159,8 @@ class Lowerer {
   llvm::Value* map_leaves3(llvm::Value* a, llvm::Value* b, llvm::Value* c,
                            const std::function<llvm::Value*(llvm::Value*, llvm::Value*, llvm::Value*)>& f);
   llvm::Value* select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value* f);  // cond <N x i1>
+  // select_rep for a value of SPIR-V type type_id: matrices inside take t under a lane mask.
+  llvm::Value* merge_rep(Id type_id, llvm::Value* cond, llvm::Value* t, llvm::Value* f);
 
   // Memory (lower_memory.cpp). *_rep: per-lane pointers and values; *_urep: one
   // address, one value; *_through: an OpLoad / OpStore's pointer id, whatever it is.
@@ -261,6 +263,7 @@ class Lowerer {
   bool lower_integer_dot(const Instruction& in);
   // Rejects ill-typed operands before lowering (lower_typecheck.cpp).
   void check_types(const Instruction& in);
+  bool check_matrix_types(const Instruction& in);  // true: a matrix instruction, checked
   Id type_of(Id value) const;       // SPIR-V type of a value id
   uint32_t components(Id t) const;  // 1 for scalars, n for vectors, 0 otherwise
 
