@@ -14,25 +14,60 @@ std::vector<uint32_t> load_spirv_file(const std::string& path) {
   return words;
 }
 
-VkResult run_compute_job(Device& dev, ComputeJob& job) {
-  VkDevice d = dev.device;
-  const uint32_t n = uint32_t(job.buffers.size());
-  std::vector<VkDescriptorSetLayoutBinding> bindings;
-  for (uint32_t i = 0; i < n; ++i)
-    bindings.push_back({i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+StorageLayout::StorageLayout(VkDevice d, uint32_t binding_count, uint32_t push_bytes)
+    : device(d), bindings(binding_count) {
+  std::vector<VkDescriptorSetLayoutBinding> b;
+  for (uint32_t i = 0; i < bindings; ++i)
+    b.push_back({i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   VkDescriptorSetLayoutCreateInfo lci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  lci.bindingCount = n;
-  lci.pBindings = bindings.data();
-  VkDescriptorSetLayout set_layout;
-  VK_CHECK(vkCreateDescriptorSetLayout(d, &lci, nullptr, &set_layout));
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(job.push.size())};
+  lci.bindingCount = bindings;
+  lci.pBindings = b.data();
+  VK_CHECK(vkCreateDescriptorSetLayout(device, &lci, nullptr, &set_layout));
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.setLayoutCount = 1;
   plci.pSetLayouts = &set_layout;
-  plci.pushConstantRangeCount = job.push.empty() ? 0 : 1;
+  plci.pushConstantRangeCount = push_bytes ? 1 : 0;
   plci.pPushConstantRanges = &range;
-  VkPipelineLayout layout;
-  VK_CHECK(vkCreatePipelineLayout(d, &plci, nullptr, &layout));
+  if (VkResult r = vkCreatePipelineLayout(device, &plci, nullptr, &layout); r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+    VK_CHECK(r);
+  }
+}
+
+StorageLayout::~StorageLayout() {
+  vkDestroyPipelineLayout(device, layout, nullptr);
+  vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+}
+
+VkDescriptorSet StorageLayout::write_set(VkDescriptorPool pool, const std::vector<VkBuffer>& buffers) const {
+  if (buffers.size() != bindings) throw std::runtime_error("write_set: one buffer per binding");
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &set_layout;
+  VkDescriptorSet set;
+  VK_CHECK(vkAllocateDescriptorSets(device, &ai, &set));
+  std::vector<VkDescriptorBufferInfo> infos(bindings);
+  std::vector<VkWriteDescriptorSet> writes(bindings);
+  for (uint32_t i = 0; i < bindings; ++i) {
+    infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device, bindings, writes.data(), 0, nullptr);
+  return set;
+}
+
+VkResult run_compute_job(Device& dev, ComputeJob& job) {
+  VkDevice d = dev.device;
+  const uint32_t n = uint32_t(job.buffers.size());
+  StorageLayout storage(d, n, uint32_t(job.push.size()));
+  const VkPipelineLayout layout = storage.layout;
 
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   smci.codeSize = job.spirv.size() * 4;
@@ -71,24 +106,9 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
     dpci.pPoolSizes = &ps;
     VkDescriptorPool pool;
     VK_CHECK(vkCreateDescriptorPool(d, &dpci, nullptr, &pool));
-    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = pool;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &set_layout;
-    VkDescriptorSet set;
-    VK_CHECK(vkAllocateDescriptorSets(d, &ai, &set));
-    std::vector<VkDescriptorBufferInfo> infos(n);
-    std::vector<VkWriteDescriptorSet> writes(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      infos[i] = {bufs[i].buffer, 0, VK_WHOLE_SIZE};
-      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[i].dstSet = set;
-      writes[i].dstBinding = i;
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
-    }
-    vkUpdateDescriptorSets(d, n, writes.data(), 0, nullptr);
+    std::vector<VkBuffer> handles;
+    for (const Buffer& b : bufs) handles.push_back(b.buffer);
+    VkDescriptorSet set = storage.write_set(pool, handles);
     VkCommandBuffer cb = dev.begin();
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
@@ -103,8 +123,6 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
     vkDestroyDescriptorPool(d, pool, nullptr);
     vkDestroyPipeline(d, pipeline, nullptr);
   }
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
   return created;
 }
 

@@ -11,6 +11,24 @@ namespace coopvk::test {
 
 std::vector<uint32_t> load_spirv_file(const std::string& path);
 
+// The pipeline layout every ComputeJob uses: set 0 holds `bindings` storage buffers
+// (bindings 0..n-1), then `push_bytes` of push constants at offset 0. Also for tests that
+// record their own commands with the same kind of shader.
+struct StorageLayout {
+  VkDevice device = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  uint32_t bindings = 0;
+
+  StorageLayout(VkDevice d, uint32_t binding_count, uint32_t push_bytes);
+  ~StorageLayout();
+  StorageLayout(const StorageLayout&) = delete;
+  StorageLayout& operator=(const StorageLayout&) = delete;
+
+  // A set from `pool` whose binding i is the whole of buffers[i] (one per binding).
+  VkDescriptorSet write_set(VkDescriptorPool pool, const std::vector<VkBuffer>& buffers) const;
+};
+
 struct ComputeJob {
   std::vector<uint32_t> spirv;
   std::vector<std::vector<uint8_t>*> buffers;  // read before, written back after

@@ -104,6 +104,12 @@ void dump_ir(const llvm::Module& mod, const char* stage) {
   if (!ec) mod.print(out, nullptr);
 }
 
+// No sanitizer pass runs here, so under COOPVK_TSAN the shader code itself is not checked
+// for races (README, "ThreadSanitizer"): LLVM's ThreadSanitizerPass instruments only plain
+// loads and stores of 1 to 16 bytes, atomics and mem intrinsics, while most of this JIT's
+// buffer and workgroup-memory accesses are llvm.masked.* loads, stores, gathers and
+// scatters, or plain accesses to whole subgroup vectors wider than 16 bytes, all of which
+// the pass leaves alone: it would check an arbitrary remainder (uniform scalar accesses).
 void optimize(llvm::Module& mod, llvm::TargetMachine* tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

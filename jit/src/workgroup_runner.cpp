@@ -12,6 +12,18 @@
 // shaders spend half their time in the kernel. Elsewhere, and under AddressSanitizer
 // (which must see stack switches), ucontext does the switching.
 //
+// ThreadSanitizer must be told about every switch too, or it would take the fibers' code
+// for one thread whose stack pointer jumps about, and its shadow call stack would be
+// garbage. Under TSan (only: __SANITIZE_THREAD__) each fiber has a TSan fiber context,
+// created with its stack and reused for every workgroup, and __tsan_switch_to_fiber runs
+// right before each switch. The switch synchronizes (flags 0): everything a subgroup did
+// before its barrier happens-before what the next subgroup does after resuming, which is
+// OpControlBarrier's ordering of workgroup memory. Fiber bodies are not instrumented
+// (COOPVK_TSAN_FIBER_ROOT): a fiber never returns, it is abandoned mid-frame, so an
+// instrumented bottom frame would leave one unmatched entry on its TSan context's shadow
+// stack per workgroup and a reused context would overflow it after enough workgroups.
+// Code the JIT generates is not instrumented at all; TSan sees only what it calls into.
+//
 // Stacks are mmap'd once per runner (one runner per worker thread) and reused for every
 // workgroup; each has a PROT_NONE guard page below it so an overflow faults instead of
 // silently corrupting a neighbour. Pages are only touched when used, so generous stacks
@@ -32,6 +44,15 @@
 #include <cstring>
 #include <new>
 #include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define COOPVK_TSAN_FIBERS 1
+#define COOPVK_TSAN_FIBER_ROOT __attribute__((no_sanitize_thread))
+#else
+#define COOPVK_TSAN_FIBERS 0
+#define COOPVK_TSAN_FIBER_ROOT
+#endif
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define COOPVK_FAST_FIBERS 1
@@ -113,8 +134,18 @@ struct Fiber {
 #else
   ucontext_t ctx;
 #endif
+#if COOPVK_TSAN_FIBERS
+  void* tsan = nullptr;  // this fiber's TSan context (see the file comment)
+#endif
   bool done = false;
 };
+
+// Tells TSan that the thread is about to switch to `fiber`; nothing without TSan.
+#if COOPVK_TSAN_FIBERS
+#define COOPVK_TSAN_SWITCH(fiber) __tsan_switch_to_fiber((fiber), 0)
+#else
+#define COOPVK_TSAN_SWITCH(fiber) ((void)0)
+#endif
 
 // Everything a runner owns. A namespace-scope type (not the private Impl itself) so that
 // coopvk_jit_workgroup_barrier can reach it through WorkgroupState::scheduler.
@@ -130,6 +161,9 @@ struct FiberScheduler {
 #else
   ucontext_t runner_ctx;  // the worker thread's own context, resumed when all are done
 #endif
+#if COOPVK_TSAN_FIBERS
+  void* runner_tsan = nullptr;  // the worker thread's own TSan context
+#endif
   uint32_t current = 0;
   uint32_t live = 0;
 
@@ -140,6 +174,12 @@ struct FiberScheduler {
   ~FiberScheduler() {
     std::free(shared);
     for (Stack& s : stacks) munmap(s.mapping, s.mapping_bytes);
+#if COOPVK_TSAN_FIBERS
+    // No fiber is running here (run_fibers returns only when all are done), so none of
+    // these contexts is current.
+    for (Fiber& f : fibers)
+      if (f.tsan) __tsan_destroy_fiber(f.tsan);
+#endif
   }
 
   void ensure_shared(size_t bytes) {
@@ -164,6 +204,13 @@ struct FiberScheduler {
       stacks.push_back(s);
     }
     if (fibers.size() < n) fibers.resize(n);
+#if COOPVK_TSAN_FIBERS
+    for (Fiber& f : fibers)
+      if (!f.tsan) {
+        f.tsan = __tsan_create_fiber(0);
+        __tsan_set_fiber_name(f.tsan, "coopvk subgroup fiber");
+      }
+#endif
   }
 
   // The next live fiber after `from`, in round-robin order; `from` itself if it is the
@@ -182,6 +229,7 @@ struct FiberScheduler {
     uint32_t next = next_live(me);
     if (next == me || next == shader->subgroups_per_workgroup) return;  // alone: nothing to wait for
     current = next;
+    COOPVK_TSAN_SWITCH(fibers[next].tsan);
 #if COOPVK_FAST_FIBERS
     coopvk_fiber_switch(&fibers[me].sp, fibers[next].sp);
 #else
@@ -192,7 +240,7 @@ struct FiberScheduler {
 
   // Body of every fiber: run one subgroup, then hand the thread to the next live fiber
   // (or back to the runner). This fiber's stack is abandoned and reused next workgroup.
-  [[noreturn]] void fiber_main() {
+  [[noreturn]] COOPVK_TSAN_FIBER_ROOT void fiber_main() {
     uint32_t me = current;
     shader->fn(ds, &ws, me);
     fibers[me].done = true;
@@ -201,16 +249,20 @@ struct FiberScheduler {
 #if COOPVK_FAST_FIBERS
     void* discard = nullptr;
     if (next == shader->subgroups_per_workgroup) {
+      COOPVK_TSAN_SWITCH(runner_tsan);
       coopvk_fiber_switch(&discard, runner_sp);
     } else {
       current = next;
+      COOPVK_TSAN_SWITCH(fibers[next].tsan);
       coopvk_fiber_switch(&discard, fibers[next].sp);
     }
 #else
     if (next == shader->subgroups_per_workgroup) {
+      COOPVK_TSAN_SWITCH(runner_tsan);
       setcontext(&runner_ctx);
     } else {
       current = next;
+      COOPVK_TSAN_SWITCH(fibers[next].tsan);
       setcontext(&fibers[next].ctx);
     }
 #endif
@@ -219,7 +271,7 @@ struct FiberScheduler {
 
 #if !COOPVK_FAST_FIBERS
   // makecontext passes int arguments only: the scheduler pointer travels as two halves.
-  static void fiber_entry(unsigned lo, unsigned hi) {
+  COOPVK_TSAN_FIBER_ROOT static void fiber_entry(unsigned lo, unsigned hi) {
     reinterpret_cast<FiberScheduler*>((static_cast<uintptr_t>(hi) << 32) | lo)->fiber_main();
   }
 #endif
@@ -259,6 +311,10 @@ struct FiberScheduler {
     }
     live = n;
     current = 0;
+#if COOPVK_TSAN_FIBERS
+    runner_tsan = __tsan_get_current_fiber();
+#endif
+    COOPVK_TSAN_SWITCH(fibers[0].tsan);
 #if COOPVK_FAST_FIBERS
     coopvk_fiber_switch(&runner_sp, fibers[0].sp);
 #else
@@ -325,7 +381,8 @@ void WorkgroupRunner::run_range(const CompiledShader& shader, const DispatchStat
 }  // namespace coopvk::jit
 
 #if COOPVK_FAST_FIBERS
-extern "C" __attribute__((visibility("hidden"), used)) void coopvk_fiber_main(coopvk::jit::FiberScheduler* s) {
+extern "C" __attribute__((visibility("hidden"), used)) COOPVK_TSAN_FIBER_ROOT void coopvk_fiber_main(
+    coopvk::jit::FiberScheduler* s) {
   s->fiber_main();
 }
 #endif
