@@ -188,6 +188,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
   for (const Instruction& p : fn.params) {
     F.params[p.result] = &*arg++;
     F.value_types[p.result] = p.result_type;
+    if (rep_pointer_type(p.result_type)) F.rep_ptrs.insert(p.result);
   }
   for (uint32_t i = 0; i < fn.blocks.size(); ++i) {
     F.block_index[fn.blocks[i].label] = i;

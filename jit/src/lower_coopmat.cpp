@@ -53,6 +53,15 @@ bool Lowerer::holds_matrix(Id type_id) {
   return r;
 }
 
+bool Lowerer::rep_pointer_type(Id type_id) {
+  // uniformity.cpp keeps every Function / Private variable holding a matrix in rep
+  // layout, so a pointer of this type always points into one.
+  const TypeInfo& t = type(type_id);
+  return t.op == uint16_t(Op::OpTypePointer) &&
+         (t.storage == uint32_t(spv::StorageClass::Function) || t.storage == uint32_t(spv::StorageClass::Private)) &&
+         holds_matrix(t.elem);
+}
+
 bool Lowerer::is_object(Id id) {
   auto vt = F.value_types.find(id);
   Id t = vt != F.value_types.end() ? vt->second : 0;
@@ -411,7 +420,7 @@ llvm::Value* Lowerer::convert_via_kernels(llvm::Value* v, kernels::NumberFormat 
   llvm::Type* i32 = B.getInt32Ty();
   llvm::FunctionCallee f = M_get_function(
       kConvertSymbol,
-      llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), i32, B.getPtrTy(), i32, B.getInt64Ty(), i32}, false));
+      llvm::FunctionType::get(B.getVoidTy(), {i32, B.getPtrTy(), i32, B.getPtrTy(), B.getInt64Ty(), i32}, false));
   // (src_format, src, dst_format, dst, n, saturate) per runtime_symbols.h
   B.CreateCall(f, {B.getInt32(uint32_t(from)), src, B.getInt32(uint32_t(to)), dst, B.getInt64(count),
                    B.getInt32(saturate ? 1 : 0)});

@@ -26,7 +26,10 @@ void Lowerer::emit_instruction(const Instruction& in) {
     case spv::Op::OpFunctionCall: {
       llvm::Function* callee = functions.at(in.operands.at(0));
       std::vector<llvm::Value*> args{F.ctx, mask};
-      for (size_t i = 1; i < in.operands.size(); ++i) args.push_back(value(in.operands[i]));
+      for (size_t i = 1; i < in.operands.size(); ++i) {
+        Id a = in.operands[i];
+        args.push_back(rep_pointer_type(type_of(a)) ? value_v(a).v : value(a));
+      }
       llvm::Value* r = B.CreateCall(callee, args);
       if (!callee->getReturnType()->isVoidTy()) define(in.result, r);
       return;
@@ -155,7 +158,7 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   for (const Function& fn : m.functions) {
     const TypeInfo& ft = type(fn.def.operands.at(1));
     std::vector<llvm::Type*> params{B.getPtrTy(), lanes(B.getInt1Ty())};
-    for (Id p : ft.members) params.push_back(rep_type(p));
+    for (Id p : ft.members) params.push_back(rep_pointer_type(p) ? B.getPtrTy() : rep_type(p));
     llvm::Type* ret = rep_type(fn.def.result_type);
     auto* lf = llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
                                       llvm::GlobalValue::InternalLinkage,

@@ -25,7 +25,7 @@ llvm::Value* Lowerer::to_uniform(llvm::Value* v) {
 Val Lowerer::value_v(Id id) {
   if (auto it = F.values.find(id); it != F.values.end()) return it->second;
   if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
-  if (auto it = F.params.find(id); it != F.params.end()) return {it->second, is_object(id)};
+  if (auto it = F.params.find(id); it != F.params.end()) return {it->second, is_object(id) || F.rep_ptrs.count(id) > 0};
   if (auto it = F.slots.find(id); it != F.slots.end())
     return {B.CreateLoad(it->second->getAllocatedType(), it->second), is_uniform(id)};
   if (is_constant(id)) {

@@ -219,6 +219,7 @@ class Lowerer {
   bool is_matrix(Id type_id) const;
   bool holds_matrix(Id type_id);  // a matrix, or an array / struct with one inside
   bool is_object(Id value_id);    // its rep is a matrix's: the same in both modes
+  bool rep_pointer_type(Id type_id);  // a Function / Private pointer to something holding a matrix
   llvm::Type* matrix_type(Id type_id);
   uint32_t matrix_length(const TypeInfo& t) const;
   void check_coopmat_type(const TypeInfo& t, const Instruction* at);

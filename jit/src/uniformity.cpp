@@ -95,7 +95,10 @@ class Analysis {
             auto it = root.find(in.operands[k]);
             if (it == root.end()) continue;
             bool ok = (k == 0 && (is_op(in, Op::OpLoad) || is_op(in, Op::OpStore) || chain));
-            if (!ok) mark(it->second);
+            // A variable holding a cooperative matrix stays in rep layout whatever uses
+            // it: a matrix has no per-lane form, and a pointer to it passed to a function
+            // is a rep pointer there too (lower_module.cpp).
+            if (!ok && !holds_matrix(pointee_of(it->second))) mark(it->second);
           }
           if (chain && root.count(in.result)) {
             // Indices up to a cooperative matrix pick the matrix; one into the matrix picks
@@ -133,7 +136,7 @@ class Analysis {
   // somewhere else, so its pointer (and everything made from it) becomes per-lane.
   void demote_variables() {
     for (auto& [var, indices] : chain_indices_) {
-      if (div(var)) continue;
+      if (div(var) || holds_matrix(pointee_of(var))) continue;
       for (Id i : indices)
         if (div(i)) {
           mark(var);
@@ -287,6 +290,24 @@ class Analysis {
           }
       }
     }
+  }
+
+  // A cooperative matrix, or an array or struct with one inside.
+  bool holds_matrix(Id t) const {
+    const Instruction* d = m_.global(t);
+    if (!d) return false;
+    if (is_op(*d, Op::OpTypeCooperativeMatrixKHR)) return true;
+    if (is_op(*d, Op::OpTypeArray) || is_op(*d, Op::OpTypeRuntimeArray)) return !d->operands.empty() && holds_matrix(d->operands[0]);
+    if (is_op(*d, Op::OpTypeStruct))
+      for (Id mem : d->operands)
+        if (holds_matrix(mem)) return true;
+    return false;
+  }
+  // The type a variable (or pointer) points to, or 0.
+  Id pointee_of(Id pointer) const {
+    const Instruction* d = m_.def(pointer);
+    const Instruction* pt = d ? m_.global(d->result_type) : nullptr;
+    return pt && is_op(*pt, Op::OpTypePointer) && pt->operands.size() > 1 ? pt->operands[1] : 0;
   }
 
   bool is_matrix_type(Id t) const {
