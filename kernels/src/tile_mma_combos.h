@@ -59,9 +59,12 @@ constexpr MmaCombo kFloat[] = {
     {NF::E4M3, NF::E4M3, NF::F16, NF::F16, false}, {NF::E4M3, NF::E5M2, NF::F16, NF::F16, false},
     {NF::E5M2, NF::E4M3, NF::F16, NF::F16, false}, {NF::E5M2, NF::E5M2, NF::F16, NF::F16, false},
     {NF::F32, NF::F32, NF::F32, NF::F32, false},   {NF::F64, NF::F64, NF::F64, NF::F64, false},
+    // float8 accumulators (the Vulkan CTS's floate4m3_floate4m3 / floate5m2_floate5m2):
+    // accumulated in f32 like the rest, rounded once to D's format.
+    {NF::E4M3, NF::E4M3, NF::E4M3, NF::E4M3, false}, {NF::E5M2, NF::E5M2, NF::E5M2, NF::E5M2, false},
 };
 // (input width, result width): every signedness of a, b, c and d, with and without saturate.
-constexpr unsigned kIntWidths[][2] = {{8, 32}, {16, 32}, {16, 16}, {32, 32}};
+constexpr unsigned kIntWidths[][2] = {{8, 32}, {8, 8}, {16, 32}, {16, 16}, {32, 32}};
 constexpr size_t kCount = std::size(kFloat) + std::size(kIntWidths) * 32;
 
 constexpr std::array<MmaCombo, kCount> make() {

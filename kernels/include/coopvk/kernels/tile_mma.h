@@ -42,9 +42,9 @@
 //
 // Combinations (a x b + c -> d), each with any m, n >= 1 and k >= 0 (k = 0: D = C converted):
 //  floats: f16 f16 f32 f32, f16 f16 f16 f16, bf16 bf16 f32 f32, bf16 bf16 bf16 bf16,
-//          X Y f32 f32 and X Y f16 f16 for X, Y in {E4M3, E5M2}, f32^4, f64^4;
+//          X Y f32 f32 and X Y f16 f16 for X, Y in {E4M3, E5M2}, E4M3^4, E5M2^4, f32^4, f64^4;
 //  integers, with and without saturate (c may differ from d in signedness only):
-//          {I8,U8} x {I8,U8} + {I32,U32} -> {I32,U32};
+//          {I8,U8} x {I8,U8} + {I32,U32} -> {I32,U32} and + {I8,U8} -> {I8,U8};
 //          {I16,U16} x {I16,U16} + {I32,U32} -> {I32,U32} and + {I16,U16} -> {I16,U16};
 //          {I32,U32} x {I32,U32} + {I32,U32} -> {I32,U32}.
 // Native paths (the rest runs the portable code), by KernelArch and CPU extension:
