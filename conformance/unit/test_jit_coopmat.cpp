@@ -45,8 +45,30 @@ double get(const std::vector<uint8_t>& buf, size_t i, NumberFormat f) {
     case NumberFormat::F32: { float x; std::memcpy(&x, &bits, 4); return x; }
     case NumberFormat::I32: return double(int32_t(bits));
     case NumberFormat::U32: return double(uint32_t(bits));
+    case NumberFormat::I8: return double(int8_t(bits));
+    case NumberFormat::U8: return double(uint8_t(bits));
     default: return NAN;
   }
+}
+
+bool is_int(NumberFormat f) {
+  return f == NumberFormat::I8 || f == NumberFormat::U8 || f == NumberFormat::I32 || f == NumberFormat::U32;
+}
+bool is_signed(NumberFormat f) { return f == NumberFormat::I8 || f == NumberFormat::I32; }
+// The range of an integer format, as doubles (exact for 8 and 32 bits).
+double int_lo(NumberFormat f) { return !is_signed(f) ? 0.0 : -std::ldexp(1.0, int(kernels::format_size(f)) * 8 - 1); }
+double int_hi(NumberFormat f) {
+  int bits = int(kernels::format_size(f)) * 8;
+  return is_signed(f) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+}
+// An exact integer sum as the result format holds it: clamped (saturating) or its low
+// bits, read with the format's signedness (wrapping).
+double integer_result(double exact, NumberFormat f, bool saturating) {
+  if (saturating) return std::min(std::max(exact, int_lo(f)), int_hi(f));
+  double span = int_hi(f) - int_lo(f) + 1;
+  double r = std::fmod(exact - int_lo(f), span);
+  if (r < 0) r += span;
+  return r + int_lo(f);
 }
 
 struct Combo {
@@ -64,10 +86,13 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
       Combo{"muladd_f16_f32", NumberFormat::F16, NumberFormat::F16, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -4, 4},
       Combo{"muladd_f16_f32", NumberFormat::F16, NumberFormat::F16, NumberFormat::F32, NumberFormat::F32, 16, 8, 8, false, -4, 4},
       Combo{"muladd_f16_f16", NumberFormat::F16, NumberFormat::F16, NumberFormat::F16, NumberFormat::F16, 16, 8, 16, false, -3, 3},
-      Combo{"muladd_f32", NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -8, 8},
+      Combo{"muladd_f32_f32", NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -8, 8},
       Combo{"muladd_s8_s32", NumberFormat::I8, NumberFormat::I8, NumberFormat::I32, NumberFormat::I32, 16, 16, 32, false, -128, 127},
       Combo{"muladd_s8_s32_sat", NumberFormat::I8, NumberFormat::I8, NumberFormat::I32, NumberFormat::I32, 16, 8, 32, true, -128, 127},
       Combo{"muladd_u8_u32", NumberFormat::U8, NumberFormat::U8, NumberFormat::U32, NumberFormat::U32, 16, 8, 32, false, 0, 255},
+      Combo{"muladd_s8_s8", NumberFormat::I8, NumberFormat::I8, NumberFormat::I8, NumberFormat::I8, 16, 16, 16, false, -128, 127},
+      Combo{"muladd_u8_u8_sat", NumberFormat::U8, NumberFormat::U8, NumberFormat::U8, NumberFormat::U8, 16, 16, 16, true, 0, 255},
+      Combo{"muladd_s8_s8_sat", NumberFormat::I8, NumberFormat::I8, NumberFormat::I8, NumberFormat::I8, 16, 16, 16, true, -4, 4},
       Combo{"muladd_bf16_f32", NumberFormat::BF16, NumberFormat::BF16, NumberFormat::F32, NumberFormat::F32, 16, 16, 16, false, -16, 16},
       Combo{"muladd_e4m3_f32", NumberFormat::E4M3, NumberFormat::E4M3, NumberFormat::F32, NumberFormat::F32, 16, 16, 32, false, -8, 8});
   const uint32_t sg = GENERATE(4u, 8u, 16u, 32u, 64u);
@@ -95,8 +120,10 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
     // Accumulators: near the top of the range for the saturating case, so it saturates.
     for (uint32_t i = 0; i < M; ++i)
       for (uint32_t j = 0; j < N; ++j) {
-        double v = combo.saturating ? (j % 2 ? 2147483000.0 : -2147483000.0) + dist(rng)
-                                    : double(dist(rng) * (combo.c == NumberFormat::U32 ? 100 : 10));
+        double v;
+        if (combo.saturating) v = j % 2 ? int_hi(combo.c) - 20 - (dist(rng) & 7) : int_lo(combo.c) + 20 + (dist(rng) & 7);
+        else if (is_int(combo.c) && kernels::format_size(combo.c) == 1) v = dist(rng);
+        else v = double(dist(rng) * (combo.c == NumberFormat::U32 ? 100 : 10));
         put(Cm, (t * M + i) * ldc + j, combo.c, cv[(t * M + i) * N + j] = v);
       }
   }
@@ -114,14 +141,12 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
   r.push = bytes_of(std::vector<uint32_t>{lda, ldb, ldc, ldd});
   run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, combo.shader), r);
 
-  const bool int_result = combo.r == NumberFormat::I32 || combo.r == NumberFormat::U32;
   for (uint32_t t = 0; t < tiles; ++t)
     for (uint32_t i = 0; i < M; ++i)
       for (uint32_t j = 0; j < N; ++j) {
         double want = cv[(t * M + i) * N + j];
         for (uint32_t k = 0; k < K; ++k) want += av[(t * M + i) * K + k] * bv[(t * K + k) * N + j];
-        if (combo.saturating) want = std::min(std::max(want, -2147483648.0), 2147483647.0);
-        else if (int_result && combo.r == NumberFormat::U32) want = double(uint32_t(int64_t(want)));
+        if (is_int(combo.r)) want = integer_result(want, combo.r, combo.saturating);
         double got = get(D, (t * M + i) * ldd + j, combo.r);
         INFO(combo.shader << " " << M << "x" << N << "x" << K << " subgroup " << sg << " layout_b " << layout_b
                           << " tile " << t << " (" << i << ", " << j << ")");

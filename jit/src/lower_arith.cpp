@@ -222,10 +222,29 @@ bool Lowerer::lower_arith(const Instruction& in) {
     case Op::OpDot: {
       llvm::Value* a = value(o.at(0));
       llvm::Value* b = value(o.at(1));
+      // bfloat16 vectors (SPV_KHR_bfloat16, BFloat16DotProductKHR): "the same accuracy
+      // as operations on binary32", rounding of intermediates implementation-defined;
+      // widen exactly (the bits are binary32's top half), sum in f32, round once.
+      const bool bf16 = special_float(in.result_type);
+      if (bf16 && type(in.result_type).fkind != TypeInfo::FloatKind::BFloat16)
+        fail("OpDot on float8 vectors (SPV_EXT_float8 does not allow it)", &in);
+      auto widen = [&](llvm::Value* x) -> llvm::Value* {
+        if (!bf16) return x;
+        llvm::Type* t = x->getType();
+        auto shaped = [&](llvm::Type* s) -> llvm::Type* {
+          if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t)) return llvm::FixedVectorType::get(s, vt->getNumElements());
+          return s;
+        };
+        return B.CreateBitCast(B.CreateShl(B.CreateZExt(x, shaped(B.getInt32Ty())), 16), shaped(B.getFloatTy()));
+      };
       llvm::Value* acc = nullptr;
       for (unsigned i = 0; i < a->getType()->getArrayNumElements(); ++i) {
-        llvm::Value* p = B.CreateFMul(B.CreateExtractValue(a, i), B.CreateExtractValue(b, i));
+        llvm::Value* p = B.CreateFMul(widen(B.CreateExtractValue(a, i)), widen(B.CreateExtractValue(b, i)));
         acc = acc ? B.CreateFAdd(acc, p) : p;
+      }
+      if (bf16) {
+        uint64_t n = acc->getType()->isVectorTy() ? llvm::cast<llvm::FixedVectorType>(acc->getType())->getNumElements() : 1;
+        acc = convert_via_kernels(acc, kernels::NumberFormat::F32, kernels::NumberFormat::BF16, n, rep_type(in.result_type), false);
       }
       define(in.result, acc);
       return true;

@@ -480,13 +480,21 @@ bool Lowerer::lower_coopmat(const Instruction& in) {
     case Op::OpMatrixTimesScalar: {
       if (!is_matrix(in.result_type)) return false;
       const TypeInfo& t = type(in.result_type);
-      if (t.fkind != TypeInfo::FloatKind::Ieee || type(t.elem).op != uint16_t(Op::OpTypeFloat))
-        fail("OpMatrixTimesScalar on a cooperative matrix needs IEEE float components", &in);
+      // SPV_KHR_cooperative_matrix allows matrix types here without naming component
+      // types; glslang emits it for `matrix * scalar` on integer matrices too (the CTS's
+      // matrixtimesscalar cases), so integers multiply (wrapping) as OpIMul would.
+      // bfloat16 / float8 are not among the instructions their extensions allow.
+      const TypeInfo& et = type(t.elem);
+      bool fp = et.op == uint16_t(Op::OpTypeFloat);
+      if (fp && et.fkind != TypeInfo::FloatKind::Ieee)
+        fail("OpMatrixTimesScalar on a matrix of bfloat16 or float8 (not allowed by SPV_KHR_bfloat16 / SPV_EXT_float8)", &in);
       Val s = value_v(o.at(1));
       llvm::Value* row_s = B.CreateVectorSplat(t.cols, s.uniform ? s.v : to_uniform(s.v));
       llvm::Value* mat = value_v(o[0]).v;
-      for (uint32_t r = 0; r < t.rows; ++r)
-        mat = B.CreateInsertValue(mat, B.CreateFMul(B.CreateExtractValue(mat, r), row_s), r);
+      for (uint32_t r = 0; r < t.rows; ++r) {
+        llvm::Value* row = B.CreateExtractValue(mat, r);
+        mat = B.CreateInsertValue(mat, fp ? B.CreateFMul(row, row_s) : B.CreateMul(row, row_s), r);
+      }
       define_v(in.result, {mat, true});
       return true;
     }

@@ -47,7 +47,8 @@ bool Lowerer::check_matrix_types(const Instruction& in) {
       return true;
     }
     case Op::OpMatrixTimesScalar:
-      need(o.size() == 2 && is_matrix(rt) && type_of(o[0]) == rt && type_of(o[1]) == component(rt) && ieee(component(rt)),
+      need(o.size() == 2 && is_matrix(rt) && type_of(o[0]) == rt && type_of(o[1]) == component(rt) &&
+               (ieee(component(rt)) || type(component(rt)).op == uint16_t(Op::OpTypeInt)),
            "matrix times scalar");
       return true;
     case Op::OpCompositeConstruct:
@@ -84,6 +85,44 @@ bool Lowerer::check_matrix_types(const Instruction& in) {
   }
 }
 
+void Lowerer::check_special_float_use(const Instruction& in) {
+  // SPV_KHR_bfloat16 / SPV_EXT_float8, "Validation Rules": values of these types may
+  // only be used by constant, memory, function, conversion and composite instructions,
+  // OpSelect, OpPhi, OpReturnValue, (bfloat16) OpDot and the cooperative-matrix ones.
+  // Their reps hold bits in integers, so anything else would compute on the bits.
+  auto special = [&](Id t) {
+    if (!t || !types_.count(t)) return false;
+    const TypeInfo& ti = type(t);
+    if (ti.op == uint16_t(Op::OpTypePointer)) return false;
+    return special_float(scalar_of(t));
+  };
+  bool touches = special(in.result_type);
+  for (uint16_t k : in.id_operands)
+    if (!touches && (F.value_types.count(in.operands[k]) || m.global(in.operands[k]))) {
+      const Instruction* g = m.global(in.operands[k]);
+      if (g && spv_op_is_type(g->opcode)) continue;
+      touches = special(type_of(in.operands[k]));
+    }
+  if (!touches) return;
+  switch (static_cast<Op>(in.opcode)) {
+    case Op::OpLoad: case Op::OpStore: case Op::OpCopyMemory: case Op::OpVariable: case Op::OpAccessChain:
+    case Op::OpInBoundsAccessChain: case Op::OpPtrAccessChain: case Op::OpInBoundsPtrAccessChain:
+    case Op::OpFunctionCall: case Op::OpReturnValue: case Op::OpPhi: case Op::OpSelect: case Op::OpUndef:
+    case Op::OpFConvert: case Op::OpConvertFToS: case Op::OpConvertFToU: case Op::OpConvertSToF:
+    case Op::OpConvertUToF: case Op::OpBitcast:
+    case Op::OpCompositeConstruct: case Op::OpCompositeExtract: case Op::OpCompositeInsert:
+    case Op::OpVectorShuffle: case Op::OpVectorExtractDynamic: case Op::OpVectorInsertDynamic:
+    case Op::OpCopyObject: case Op::OpCopyLogical:
+      return;
+    case Op::OpDot:
+      if (type(scalar_of(in.result_type)).fkind == TypeInfo::FloatKind::BFloat16) return;
+      break;
+    default:
+      break;
+  }
+  fail("bfloat16 / float8 values used by an instruction their extensions do not allow", &in);
+}
+
 Id Lowerer::type_of(Id value) const {
   if (auto it = F.value_types.find(value); it != F.value_types.end()) return it->second;
   if (const Instruction* g = m.global(value)) return g->result_type;
@@ -112,6 +151,7 @@ void Lowerer::check_types(const Instruction& in) {
   auto operands_exist = [&](size_t n) { need(o.size() >= n, "too few operands"); };
   const Id rt = in.result_type;
   if (check_matrix_types(in)) return;
+  check_special_float_use(in);
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpIAdd: case Op::OpISub: case Op::OpIMul: case Op::OpUDiv: case Op::OpSDiv:
     case Op::OpUMod: case Op::OpSRem: case Op::OpSMod: case Op::OpBitwiseAnd:

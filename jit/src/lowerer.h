@@ -264,7 +264,8 @@ class Lowerer {
   bool lower_integer_dot(const Instruction& in);
   // Rejects ill-typed operands before lowering (lower_typecheck.cpp).
   void check_types(const Instruction& in);
-  bool check_matrix_types(const Instruction& in);  // true: a matrix instruction, checked
+  bool check_matrix_types(const Instruction& in);
+  void check_special_float_use(const Instruction& in);  // SPV_KHR_bfloat16 / SPV_EXT_float8 rules  // true: a matrix instruction, checked
   Id type_of(Id value) const;       // SPIR-V type of a value id
   uint32_t components(Id t) const;  // 1 for scalars, n for vectors, 0 otherwise
 
