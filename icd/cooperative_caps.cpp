@@ -19,6 +19,8 @@ constexpr VkComponentTypeKHR E4M3 = VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT;
 constexpr VkComponentTypeKHR E5M2 = VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT;
 constexpr VkComponentTypeKHR S8 = VK_COMPONENT_TYPE_SINT8_KHR;
 constexpr VkComponentTypeKHR U8 = VK_COMPONENT_TYPE_UINT8_KHR;
+constexpr VkComponentTypeKHR S16 = VK_COMPONENT_TYPE_SINT16_KHR;
+constexpr VkComponentTypeKHR U16 = VK_COMPONENT_TYPE_UINT16_KHR;
 constexpr VkComponentTypeKHR S32 = VK_COMPONENT_TYPE_SINT32_KHR;
 constexpr VkComponentTypeKHR U32 = VK_COMPONENT_TYPE_UINT32_KHR;
 constexpr VkComponentTypeKHR S8_PACKED = VK_COMPONENT_TYPE_SINT8_PACKED_NV;
@@ -62,11 +64,41 @@ constexpr MatrixEntry kMatrices[] = {
     {S, 16, 16, 32, E5M2, E5M2, F16, F16, false, 0, FP8},
     {S, 16, 8, 32, E5M2, E5M2, F32, F32, false, 0, FP8},
     {S, 16, 8, 32, E5M2, E5M2, F16, F16, false, 0, FP8},
+    // --- subgroup scope: the 8x8x8 shapes portable code asks for (lavapipe has these)
+    {S, 8, 8, 8, F16, F16, F32, F32, false, 0, NONE},
+    {S, 8, 8, 8, F16, F16, F16, F16, false, 0, NONE},
+    {S, 8, 8, 8, F32, F32, F32, F32, false, 0, NONE},
+    {S, 8, 8, 32, S8, S8, S32, S32, false, 0, NONE},
+    {S, 8, 8, 32, U8, U8, U32, U32, false, 0, NONE},
+    // --- subgroup scope: every component type in every use at 16x16 (each T x T + T at
+    // 16x16x16), so a matrix of any type can meet one of any other type of the same use
+    // and size, as element-wise code and conversions need (the CTS takes the sizes two
+    // types share in a use); and every integer accumulator the spec allows.
+    {S, 16, 16, 16, BF16, BF16, BF16, BF16, false, 0, BF},
+    {S, 16, 16, 16, E4M3, E4M3, E4M3, E4M3, false, 0, FP8},
+    {S, 16, 16, 16, E5M2, E5M2, E5M2, E5M2, false, 0, FP8},
+    {S, 16, 16, 16, U8, U8, U8, U8, false, 0, NONE},
+    {S, 16, 16, 16, S16, S16, S16, S16, false, 0, NONE},
+    {S, 16, 16, 16, U16, U16, U16, U16, false, 0, NONE},
+    {S, 16, 16, 16, S32, S32, S32, S32, false, 0, NONE},
+    {S, 16, 16, 16, U32, U32, U32, U32, false, 0, NONE},
+    {S, 16, 16, 32, U8, U8, S32, S32, false, 0, NONE},
     // --- subgroup scope: saturating integer accumulation (SaturatingAccumulationKHR)
     {S, 16, 16, 32, S8, S8, S32, S32, true, 0, NONE},
     {S, 16, 8, 32, S8, S8, S32, S32, true, 0, NONE},
     {S, 16, 16, 32, U8, U8, U32, U32, true, 0, NONE},
     {S, 16, 8, 32, U8, U8, U32, U32, true, 0, NONE},
+    {S, 8, 8, 32, S8, S8, S32, S32, true, 0, NONE},
+    {S, 8, 8, 32, U8, U8, U32, U32, true, 0, NONE},
+    {S, 16, 16, 32, U8, U8, S32, S32, true, 0, NONE},
+    // s8 x s8 + s8 only saturating: the Vulkan CTS (vulkan-cts-1.4.6) compares a wrapped
+    // signed 8-bit result masked to 8 bits against the stored value sign-extended, so
+    // every negative result of a correct wrapping implementation fails there; an app
+    // asking for the wrapping form gets a compile error naming the combination.
+    {S, 16, 16, 16, S8, S8, S8, S8, true, 0, NONE},
+    {S, 16, 16, 16, U8, U8, U8, U8, true, 0, NONE},
+    {S, 16, 16, 16, S32, S32, S32, S32, true, 0, NONE},
+    {S, 16, 16, 16, U32, U32, U32, U32, true, 0, NONE},
     // --- workgroup scope (VK_NV_cooperative_matrix2): granularities, every power-of-two
     // workgroup up to kMaxWorkgroup. 16x16x16 meets llama.cpp's <= 32x16x16 at 128 and
     // <= 32x32x16 at 256 invocations; the integer rows complete the combinations the EXT

@@ -43,6 +43,17 @@ constexpr std::string_view kSupported[] = {
     // jit/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",
+    // Cooperative matrices (jit/lower_coopmat.cpp, kernels/tile_mma*): the entries of
+    // icd/cooperative_caps.cpp; e2e_cooperative_matrix and unit_jit_coopmat.
+    "cooperativeMatrix",
+    "cooperativeMatrixRobustBufferAccess",
+    // bfloat16 and float8 (SPV_KHR_bfloat16, SPV_EXT_float8): their bits in integers,
+    // converted by kernels/number_formats; unit_jit_special_floats.
+    "shaderBFloat16Type",
+    "shaderBFloat16DotProduct",
+    "shaderBFloat16CooperativeMatrix",
+    "shaderFloat8",
+    "shaderFloat8CooperativeMatrix",
 };
 
 bool supported(std::string_view name) {

@@ -744,7 +744,7 @@ TEST_CASE("cooperative property structs in a VkPhysicalDeviceProperties2 chain a
 // The extensions are advertised only once their shader side works and is tested. Until
 // then they must be invisible: not listed, every feature bit false. When one is
 // advertised, change the expectation here together with that commit.
-TEST_CASE("the four cooperative extensions are not advertised yet and their features are off") {
+TEST_CASE("VK_KHR_cooperative_matrix is advertised with its features; the other three are not yet, their features off") {
   DirectIcd icd;
   auto enumerate = icd.get<PFN_vkEnumerateDeviceExtensionProperties>("vkEnumerateDeviceExtensionProperties");
   uint32_t n = 0;
@@ -752,7 +752,8 @@ TEST_CASE("the four cooperative extensions are not advertised yet and their feat
   std::vector<VkExtensionProperties> exts(n);
   REQUIRE(enumerate(icd.physical, nullptr, &n, exts.data()) == VK_SUCCESS);
   exts.resize(n);
-  for (const char* name : {VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME,
+  CHECK(lists_extension(exts, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME));
+  for (const char* name : {VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME,
                            VK_EXT_COOPERATIVE_MATRIX_MAINTENANCE_1_EXTENSION_NAME,
                            VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME}) {
     INFO(name);
@@ -773,7 +774,15 @@ TEST_CASE("the four cooperative extensions are not advertised yet and their feat
       CHECK(b[i] == VK_FALSE);
     }
   };
-  check_all_false(VkPhysicalDeviceCooperativeMatrixFeaturesKHR{}, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR, 2);
+  {
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm{};
+    std::memset(static_cast<void*>(&cm), 0, sizeof(cm));
+    cm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+    auto f2 = make_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &cm);
+    icd.get<PFN_vkGetPhysicalDeviceFeatures2>("vkGetPhysicalDeviceFeatures2")(icd.physical, &f2);
+    CHECK(cm.cooperativeMatrix == VK_TRUE);
+    CHECK(cm.cooperativeMatrixRobustBufferAccess == VK_TRUE);
+  }
   check_all_false(VkPhysicalDeviceCooperativeMatrix2FeaturesNV{}, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV, 7);
   check_all_false(VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT{},
                   VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT, 5);

@@ -126,10 +126,11 @@ TEST_CASE("vk_icdGetPhysicalDeviceProcAddr hides the commands of unadvertised ex
       dlsym(icd.library(), "vk_icdGetPhysicalDeviceProcAddr"));
   REQUIRE(gpdpa);
   CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceProperties2") != nullptr);
-  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR") == nullptr);
+  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV") == nullptr);
+  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR") != nullptr);  // advertised
   CHECK(gpdpa(icd.instance, "vkCmdCopyBuffer") == nullptr);  // not a physical-device command
   // ...while the driver's own vkGetInstanceProcAddr still has them, for direct tests.
-  CHECK(icd.gipa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR") != nullptr);
+  CHECK(icd.gipa(icd.instance, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV") != nullptr);
 }
 
 TEST_CASE("vkGetDeviceProcAddr gates extension commands on the enabled extensions") {

@@ -129,10 +129,20 @@ TEST_CASE("vkCreateDevice rejects unsupported features and unknown extensions") 
     v13.dynamicRendering = VK_TRUE;
     CHECK(try_create_device(inst.physical, &v13) == VK_ERROR_FEATURE_NOT_PRESENT);
   }
-  SECTION("a cooperative-matrix feature, whose extension is not advertised yet") {
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
-    cm.cooperativeMatrix = VK_TRUE;
-    CHECK(try_create_device(inst.physical, &cm) == VK_ERROR_FEATURE_NOT_PRESENT);
+  SECTION("a cooperative-vector feature, whose extension is not advertised yet") {
+    VkPhysicalDeviceCooperativeVectorFeaturesNV cv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV};
+    cv.cooperativeVector = VK_TRUE;
+    CHECK(try_create_device(inst.physical, &cv) == VK_ERROR_FEATURE_NOT_PRESENT);
+  }
+  SECTION("the cooperative-matrix, bfloat16 and float8 features are accepted") {
+    VkPhysicalDeviceShaderFloat8FeaturesEXT f8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT};
+    f8.shaderFloat8 = f8.shaderFloat8CooperativeMatrix = VK_TRUE;
+    VkPhysicalDeviceShaderBfloat16FeaturesKHR bf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR, &f8};
+    bf.shaderBFloat16Type = bf.shaderBFloat16DotProduct = bf.shaderBFloat16CooperativeMatrix = VK_TRUE;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR, &bf};
+    cm.cooperativeMatrix = cm.cooperativeMatrixRobustBufferAccess = VK_TRUE;
+    CHECK(try_create_device(inst.physical, &cm, {"VK_KHR_cooperative_matrix", "VK_KHR_shader_bfloat16",
+                                                 "VK_EXT_shader_float8"}) == VK_SUCCESS);
   }
   SECTION("supported features are accepted") {
     VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -147,7 +157,7 @@ TEST_CASE("vkCreateDevice rejects unsupported features and unknown extensions") 
           VK_ERROR_EXTENSION_NOT_PRESENT);
   }
   SECTION("an extension that is implemented only in part is not enableable") {
-    CHECK(try_create_device(inst.physical, nullptr, {"VK_KHR_cooperative_matrix"}) ==
+    CHECK(try_create_device(inst.physical, nullptr, {"VK_NV_cooperative_vector"}) ==
           VK_ERROR_EXTENSION_NOT_PRESENT);
   }
   SECTION("every advertised extension can be enabled, all at once") {
@@ -176,8 +186,11 @@ TEST_CASE("advertised extensions are the tested ones and nothing partial") {
   CHECK(exts.count("VK_KHR_timeline_semaphore") == 1);
   CHECK(exts.count("VK_KHR_synchronization2") == 1);
   CHECK(exts.count("VK_EXT_host_query_reset") == 1);
+  // Cooperative matrices with bfloat16 and float8 (e2e_cooperative_matrix, unit_jit_coopmat).
+  CHECK(exts.count("VK_KHR_cooperative_matrix") == 1);
+  CHECK(exts.count("VK_KHR_shader_bfloat16") == 1);
+  CHECK(exts.count("VK_EXT_shader_float8") == 1);
   // Their shader side does not exist yet (see README "What works today").
-  CHECK(exts.count("VK_KHR_cooperative_matrix") == 0);
   CHECK(exts.count("VK_NV_cooperative_matrix2") == 0);
   CHECK(exts.count("VK_EXT_cooperative_matrix_maintenance1") == 0);
   CHECK(exts.count("VK_NV_cooperative_vector") == 0);

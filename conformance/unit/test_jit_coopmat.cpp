@@ -15,61 +15,13 @@
 
 #include "coopvk/kernels/number_formats.h"
 #include "jit_run.h"
+#include "matrix_reference.h"
 
 using namespace coopvk;
 using namespace coopvk::test;
 using kernels::NumberFormat;
 
 namespace {
-
-// One element of format f holding v (exactly representable by construction) as bytes.
-void put(std::vector<uint8_t>& buf, size_t i, NumberFormat f, double v) {
-  size_t sz = kernels::format_size(f);
-  uint64_t bits = 0;
-  switch (f) {
-    case NumberFormat::F16: bits = kernels::f32_to_f16(float(v)); break;
-    case NumberFormat::BF16: bits = kernels::f32_to_bf16(float(v)); break;
-    case NumberFormat::E4M3: bits = kernels::f32_to_e4m3(float(v), kernels::Overflow::Ieee); break;
-    case NumberFormat::F32: { float x = float(v); std::memcpy(&bits, &x, 4); break; }
-    default: bits = uint64_t(int64_t(v)); break;  // integers, two's complement
-  }
-  std::memcpy(buf.data() + i * sz, &bits, sz);
-}
-
-double get(const std::vector<uint8_t>& buf, size_t i, NumberFormat f) {
-  size_t sz = kernels::format_size(f);
-  uint64_t bits = 0;
-  std::memcpy(&bits, buf.data() + i * sz, sz);
-  switch (f) {
-    case NumberFormat::F16: return kernels::f16_to_f32(uint16_t(bits));
-    case NumberFormat::F32: { float x; std::memcpy(&x, &bits, 4); return x; }
-    case NumberFormat::I32: return double(int32_t(bits));
-    case NumberFormat::U32: return double(uint32_t(bits));
-    case NumberFormat::I8: return double(int8_t(bits));
-    case NumberFormat::U8: return double(uint8_t(bits));
-    default: return NAN;
-  }
-}
-
-bool is_int(NumberFormat f) {
-  return f == NumberFormat::I8 || f == NumberFormat::U8 || f == NumberFormat::I32 || f == NumberFormat::U32;
-}
-bool is_signed(NumberFormat f) { return f == NumberFormat::I8 || f == NumberFormat::I32; }
-// The range of an integer format, as doubles (exact for 8 and 32 bits).
-double int_lo(NumberFormat f) { return !is_signed(f) ? 0.0 : -std::ldexp(1.0, int(kernels::format_size(f)) * 8 - 1); }
-double int_hi(NumberFormat f) {
-  int bits = int(kernels::format_size(f)) * 8;
-  return is_signed(f) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
-}
-// An exact integer sum as the result format holds it: clamped (saturating) or its low
-// bits, read with the format's signedness (wrapping).
-double integer_result(double exact, NumberFormat f, bool saturating) {
-  if (saturating) return std::min(std::max(exact, int_lo(f)), int_hi(f));
-  double span = int_hi(f) - int_lo(f) + 1;
-  double r = std::fmod(exact - int_lo(f), span);
-  if (r < 0) r += span;
-  return r + int_lo(f);
-}
 
 struct Combo {
   const char* shader;
@@ -122,7 +74,7 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
       for (uint32_t j = 0; j < N; ++j) {
         double v;
         if (combo.saturating) v = j % 2 ? int_hi(combo.c) - 20 - (dist(rng) & 7) : int_lo(combo.c) + 20 + (dist(rng) & 7);
-        else if (is_int(combo.c) && kernels::format_size(combo.c) == 1) v = dist(rng);
+        else if (is_int_format(combo.c) && kernels::format_size(combo.c) == 1) v = dist(rng);
         else v = double(dist(rng) * (combo.c == NumberFormat::U32 ? 100 : 10));
         put(Cm, (t * M + i) * ldc + j, combo.c, cv[(t * M + i) * N + j] = v);
       }
@@ -146,7 +98,7 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
       for (uint32_t j = 0; j < N; ++j) {
         double want = cv[(t * M + i) * N + j];
         for (uint32_t k = 0; k < K; ++k) want += av[(t * M + i) * K + k] * bv[(t * K + k) * N + j];
-        if (is_int(combo.r)) want = integer_result(want, combo.r, combo.saturating);
+        want = decode(combo.r, muladd_result(combo.r, want, combo.saturating));
         double got = get(D, (t * M + i) * ldd + j, combo.r);
         INFO(combo.shader << " " << M << "x" << N << "x" << K << " subgroup " << sg << " layout_b " << layout_b
                           << " tile " << t << " (" << i << ", " << j << ")");

@@ -21,7 +21,15 @@ set(COOPVK_MULADD_VARIANTS
   "s32_s32 int32_t int32_t 0"        "s32_s32_sat int32_t int32_t 1"
   "u32_u32 uint32_t uint32_t 0"      "u32_u32_sat uint32_t uint32_t 1")
 
+# coopvk_muladd_variants(<out_var> <dir> [<prefix> <body>]): muladd_<name>.comp from
+# muladd_body.glsl by default; gemm_<name>.comp from gemm_body.glsl for the GEMM.
 function(coopvk_muladd_variants out_var dir)
+  set(prefix muladd)
+  set(body muladd_body.glsl)
+  if(ARGC GREATER 2)
+    set(prefix ${ARGV2})
+    set(body ${ARGV3})
+  endif()
   set(files "")
   foreach(v ${COOPVK_MULADD_VARIANTS})
     separate_arguments(f UNIX_COMMAND "${v}")
@@ -45,8 +53,8 @@ function(coopvk_muladd_variants out_var dir)
       string(APPEND text "#extension GL_EXT_float_e5m2 : require\n")
     endif()
     string(APPEND text "#define TA ${ta}\n#define TB ${ta}\n#define TC ${tc}\n#define TR ${tc}\n#define OPS ${ops}\n")
-    string(APPEND text "#include \"muladd_body.glsl\"\n")
-    set(path "${dir}/muladd_${name}.comp")
+    string(APPEND text "#include \"${body}\"\n")
+    set(path "${dir}/${prefix}_${name}.comp")
     file(CONFIGURE OUTPUT "${path}" CONTENT "${text}" @ONLY)
     list(APPEND files "${path}")
   endforeach()
