@@ -109,6 +109,37 @@ TEST_CASE("a private array after a uniform early return (aligned slots)") {
   for (uint32_t i = rows * 4096; i < groups * 4096; ++i) REQUIRE(at<float>(y, i) == 0.0f);
 }
 
+TEST_CASE("constant tables indexed per invocation and per workgroup") {
+  uint32_t sg = GENERATE(8u, 16u, 32u);
+  const uint32_t groups = 4, n = 64 * groups;
+  static const uint32_t grid[16][2] = {{1, 2}, {3, 5}, {8, 13}, {21, 34}, {55, 89}, {144, 233}, {377, 610},
+                                       {987, 1597}, {2584, 4181}, {6765, 10946}, {17711, 28657}, {46368, 75025},
+                                       {0xFFFFFFFFu, 7}, {9, 0x80000000u}, {11, 12}, {13, 14}};
+  struct S {
+    uint32_t a;
+    float b;
+    uint32_t c[2];
+  };
+  static const S structs[3] = {{1, 0.5f, {7, 8}}, {65535, 2.75f, {9, 10}}, {3, 4.25f, {11, 12}}};
+  std::vector<uint32_t> idx(n);
+  for (uint32_t i = 0; i < n; ++i) idx[i] = i * 2654435761u >> 7;
+  auto bi = bytes_of(idx);
+  std::vector<uint8_t> out(n * 8, 0);
+  Run r;
+  r.buffers = {&bi, &out};
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  run_shader("const_table", r);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t* g = grid[idx[i] & 15u];
+    const S& s = structs[(i / 64) % 3];
+    const S& t = structs[idx[i] % 3];
+    INFO("invocation " << i);
+    REQUIRE(at<uint32_t>(out, 2 * i) == g[0] + s.a + uint32_t(s.b * 4.0f) + t.c[0]);
+    REQUIRE(at<uint32_t>(out, 2 * i + 1) == g[1] + s.c[1] + t.a);
+  }
+}
+
 TEST_CASE("shared-memory reduction with barriers") {
   uint32_t sg = GENERATE(0u, 8u, 16u, 64u);
   const uint32_t groups = 8;

@@ -1,4 +1,6 @@
 // Variables, access chains, loads and stores (see lowerer.h for the memory model).
+#include <cstring>
+
 #include <llvm/IR/Constants.h>
 
 #include "lowerer.h"
@@ -409,6 +411,8 @@ Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
 }
 
 void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t align_hint) {
+  // constant_table_var(): every store to the table stores its initializer again.
+  if (F.constant_tables.count(pointer)) return;
   if (F.rep_ptrs.count(pointer) || rep_globals.count(pointer)) {
     // Lanes not running this store keep their own contents.
     llvm::Value* p = value_v(pointer).v;
@@ -442,6 +446,72 @@ void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t ali
   store_urep(value_type, p.v, u, align_hint);
 }
 
+bool Lowerer::constant_table_var(const Instruction& var) {
+  // A Function variable with a constant initializer whose pointer (and every access chain
+  // made from it) is only loaded through, and only ever stored to whole with that same
+  // constant (glslang writes `const T table[] = {...}` indexed at run time this way).
+  const auto& vo = var.operands;
+  if (vo.size() < 2 || !is_constant(vo[1])) return false;
+  const Instruction* init = m.global(vo[1]);
+  if (!init || init->opcode == uint16_t(spv::Op::OpSpecConstantOp)) return false;
+  std::unordered_set<Id> ptrs{var.result};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Block& b : F.fn->blocks)
+      for (const Instruction& in : b.body) {
+        for (uint16_t k : in.id_operands) {
+          if (!ptrs.count(in.operands[k])) continue;
+          auto op = static_cast<spv::Op>(in.opcode);
+          bool chain = op == spv::Op::OpAccessChain || op == spv::Op::OpInBoundsAccessChain;
+          if (chain && k == 0) {
+            if (ptrs.insert(in.result).second) grew = true;
+          } else if (op == spv::Op::OpLoad && k == 0) {
+          } else if (op == spv::Op::OpStore && k == 0 && in.operands[0] == var.result && in.operands.size() > 1 &&
+                     in.operands[1] == vo[1]) {
+          } else {
+            return false;
+          }
+        }
+      }
+  }
+  return true;
+}
+
+void Lowerer::constant_bytes(llvm::Constant* c, Id type_id, uint8_t* out) {
+  const TypeInfo& t = type(type_id);
+  switch (static_cast<spv::Op>(t.op)) {
+    case spv::Op::OpTypeBool:
+      out[0] = c->isNullValue() ? 0 : 1;
+      return;
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat: {
+      uint64_t bits = 0;
+      if (auto* ci = llvm::dyn_cast<llvm::ConstantInt>(c)) bits = ci->getZExtValue();
+      else if (auto* cf = llvm::dyn_cast<llvm::ConstantFP>(c)) bits = cf->getValueAPF().bitcastToAPInt().getZExtValue();
+      else if (!c->isNullValue() && !llvm::isa<llvm::UndefValue>(c)) fail("constant table element does not fold");
+      std::memcpy(out, &bits, t.width / 8);
+      return;
+    }
+    case spv::Op::OpTypeVector:
+    case spv::Op::OpTypeMatrix: {
+      uint64_t step = layout(t.elem).size;
+      for (uint32_t i = 0; i < t.count; ++i) constant_bytes(c->getAggregateElement(i), t.elem, out + i * step);
+      return;
+    }
+    case spv::Op::OpTypeArray: {
+      uint64_t step = array_stride(type_id);
+      for (uint32_t i = 0; i < t.count; ++i) constant_bytes(c->getAggregateElement(i), t.elem, out + i * step);
+      return;
+    }
+    case spv::Op::OpTypeStruct:
+      for (uint32_t i = 0; i < t.members.size(); ++i)
+        constant_bytes(c->getAggregateElement(i), t.members[i], out + member_offset(type_id, i));
+      return;
+    default:
+      fail("constant table of a type without a memory layout");
+  }
+}
+
 bool Lowerer::lower_memory_op(const Instruction& in) {
   const auto& o = in.operands;
   switch (static_cast<spv::Op>(in.opcode)) {
@@ -462,6 +532,22 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
         return true;
       }
       MemLayout l = layout(pointee);
+      if (constant_table_var(in)) {
+        // A table indexed per lane (ggml's iq2s_grid, 8 KiB): one read-only copy for all
+        // lanes instead of N copies, each initialized by N-lane scatters.
+        std::vector<uint8_t> bytes(l.size);
+        bool saved = scalar_mode;
+        scalar_mode = true;
+        constant_bytes(llvm::cast<llvm::Constant>(constant(o[1])), pointee, bytes.data());
+        scalar_mode = saved;
+        auto* gv = new llvm::GlobalVariable(*M, llvm::ArrayType::get(B.getInt8Ty(), bytes.size()), true,
+                                            llvm::GlobalValue::InternalLinkage,
+                                            llvm::ConstantDataArray::get(C, bytes), "const_table");
+        gv->setAlignment(llvm::Align(std::max<uint32_t>(l.align, 16)));
+        F.constant_tables.insert(in.result);
+        define_v(in.result, {gv, true});
+        return true;
+      }
       uint64_t lane_size = std::max<uint64_t>((l.size + 15) / 16 * 16, 16);
       llvm::AllocaInst* mem = entry_alloca(B.getInt8Ty(), lane_size * N, 64);
       llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);

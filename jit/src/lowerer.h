@@ -128,6 +128,10 @@ class Lowerer {
   MemLayout layout(Id type) const;          // size/alignment in memory
   uint64_t member_offset(Id struct_type, uint32_t member) const;
   uint64_t array_stride(Id array_type) const;
+  // A constant's bytes in the memory layout of its type (layout(), member_offset(),
+  // array_stride()), written at out.
+  void constant_bytes(llvm::Constant* c, Id type_id, uint8_t* out);
+  bool constant_table_var(const Instruction& var);
   uint64_t matrix_stride(Id struct_type, uint32_t member) const;
 
   // Constants (module scope): rep of a constant id, built once per mode.
@@ -288,6 +292,9 @@ class Lowerer {
     std::unordered_map<Id, Val> entry_values;
     // Pointers into rep-layout Function variables (see the header comment).
     std::unordered_set<Id> rep_ptrs;
+    // Function variables that only ever hold their constant initializer (lookup tables):
+    // one read-only copy shared by every lane (lower_memory.cpp, constant_table_var).
+    std::unordered_set<Id> constant_tables;
     // Robust buffer access: the buffer variable (and descriptor-array index id, or 0)
     // each buffer pointer derives from. A recipe, not values: a pointer made in one block
     // is used in others, and the descriptor loads it takes are cheap and invariant.
