@@ -302,7 +302,8 @@ struct Compute {
 
   // Module + pipeline from `words`, as an application does it (the module is destroyed
   // right after). Returns the pipeline; `this->pipeline` is left alone.
-  VkPipeline create(const std::vector<uint32_t>& words, VkPipelineCache cache = VK_NULL_HANDLE) {
+  VkPipeline create(const std::vector<uint32_t>& words, VkPipelineCache cache = VK_NULL_HANDLE,
+                    const VkSpecializationInfo* specialization = nullptr) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = words.size() * 4;
     smci.pCode = words.data();
@@ -314,6 +315,7 @@ struct Compute {
     cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     cci.stage.module = module;
     cci.stage.pName = "main";
+    cci.stage.pSpecializationInfo = specialization;
     cci.layout = layout;
     VkPipeline p;
     BENCH_VK(vkCreateComputePipelines(device, cache, 1, &cci, nullptr, &p));

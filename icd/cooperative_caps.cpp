@@ -193,8 +193,16 @@ VkResult matrix_properties_khr(const DeviceFacts& f, uint32_t* count,
   // VK_SCOPE_SUBGROUP_KHR" (chapter, VkCooperativeMatrixPropertiesKHR), and with it the
   // workgroup entries are reported by the queries that can say for which workgroup size.
   return enumerate(count, out, [&](auto&& emit) {
+    // Entries whose M fits the default subgroup come first. llama.cpp takes its tile
+    // shape from the first f16 entry and sizes each warp's share of a block from the
+    // subgroup size (WM = the subgroup size on narrow subgroups): a 16-row tile on an
+    // 8-wide subgroup gives it zero tiles per warp, an array of length 0 in its shader.
+    // On an AVX-512 host (subgroup 32) this keeps the table's order; on AVX2 (8) the
+    // 8x8x8 entries lead, as lavapipe's do.
+    auto fits = [&](const MatrixEntry& e) { return f.subgroup_size == 0 || e.m <= f.subgroup_size; };
+    for (int pass = 0; pass < 2; ++pass)
     for (const MatrixEntry& e : kMatrices) {
-      if (e.scope != S || !entry_available(e, f)) continue;
+      if (e.scope != S || !entry_available(e, f) || fits(e) != (pass == 0)) continue;
       emit([&](VkCooperativeMatrixPropertiesKHR& p) {
         p.MSize = e.m;
         p.NSize = e.n;

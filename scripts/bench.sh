@@ -14,6 +14,9 @@
 # BENCH_ELEMENTS (16777216: axpy and the reductions), BENCH_REPS (10: timed dispatches of
 # axpy, reductions, softmax), BENCH_SOFTMAX_ROWS (4096 rows of 4096 floats),
 # BENCH_PEAK_INVOCATIONS (65536), BENCH_PEAK_ITERS (4096), BENCH_PIPELINE_REPS (7),
+# BENCH_COOPMAT_TYPES (f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32), BENCH_COOPMAT_SIZES
+# (512 1024 2048 4096), BENCH_COOPMAT_REPS (3): the cooperative-matrix GEMM, also written
+# to $BUILD/bench-logs/coopmat_gemm.csv and drawn in coopmat_gemm.png (gnuplot),
 # BENCH_CPU_PEAK_MS (150, read by the benches). Full outputs go to $BUILD/bench-logs/,
 # the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
 # a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
@@ -29,6 +32,9 @@ ROWS=${BENCH_SOFTMAX_ROWS:-4096}
 PEAK_N=${BENCH_PEAK_INVOCATIONS:-65536}
 PEAK_ITERS=${BENCH_PEAK_ITERS:-4096}
 PIPE_REPS=${BENCH_PIPELINE_REPS:-7}
+COOPMAT_TYPES=${BENCH_COOPMAT_TYPES:-"f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32"}
+COOPMAT_SIZES=${BENCH_COOPMAT_SIZES:-"512 1024 2048 4096"}
+COOPMAT_REPS=${BENCH_COOPMAT_REPS:-3}
 PEAK_VARIANTS="f32 vec2_f32 vec4_f32 f16 vec2_f16 vec4_f16 i32 vec4_i32"
 # every shader bench_pipeline_create times
 SHADERS="axpy axpy_f16 gemm_tiled gemm_blocked reduce_shared reduce_subgroup softmax"
@@ -86,6 +92,10 @@ both gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
 both gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
 both peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
 both reduce bench_reduce "$ELEMENTS" "$REPS"
+# cooperative-matrix GEMM: every combination at every size, identical SPIR-V on both
+for t in $COOPMAT_TYPES; do
+  for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
+done
 both softmax bench_softmax "$ROWS" "$REPS"
 
 # val TAG DRIVER KEY: the number after KEY in that run's log; FAIL if the run failed and
@@ -179,6 +189,21 @@ summary() {
   done
   printf 'gemm_ratio_coopvk_over_lavapipe %s\n' "$(ratio "$(val gemm coopvk gemm_gflops)" "$(val gemm lavapipe gemm_gflops)")"
 
+  printf '\ncooperative-matrix GEMM (tiled, 2x2 tiles per subgroup, 2x2 subgroups), G(FL)OP/s median of %s, %% of the CPU peak for the class\n' "$COOPMAT_REPS"
+  local C='%-10s %6s %10s %10s %10s %7s %9s %9s %s\n'
+  printf "$C" "types" "size" "tile" "coopvk" "lavapipe" "ratio" "cvk %peak" "lvp %peak" "peak class (G(FL)OP/s)"
+  for t in $COOPMAT_TYPES; do
+    for n in $COOPMAT_SIZES; do
+      local tag="coopmat_${t}_$n" cv lv
+      cv=$(val "$tag" coopvk coopmat_gemm_gflops)
+      lv=$(val "$tag" lavapipe coopmat_gemm_gflops)
+      [ "$(val "$tag" lavapipe coopmat_gemm_unsupported)" = 1 ] && lv=unsupported
+      printf "$C" "$t" "$n" "$(val "$tag" coopvk coopmat_gemm_tile)" "$(fmt "$cv")" "$(fmt "$lv")" "$(ratio "$cv" "$lv")" \
+        "$(pct "$(val "$tag" coopvk coopmat_gemm_peak_fraction)")" "$(pct "$(val "$tag" lavapipe coopmat_gemm_peak_fraction)")" \
+        "$(awk '$1 == "coopmat_gemm_peak_class" { $1 = ""; print substr($0, 2) }' "$LOGS/$tag.coopvk.log" 2>/dev/null | tail -n 1) ($(fmt "$(val "$tag" coopvk coopmat_gemm_peak_gflops)"))"
+    done
+  done
+
   local failed
   failed=$(cd "$LOGS" && ls ./*.failed 2>/dev/null | sed 's|^\./||; s|\.failed$||' | tr '\n' ' ')
   if [ -n "$failed" ]; then
@@ -188,5 +213,42 @@ summary() {
   printf '\n(bench time %s s)\n' "$(( $(date +%s) - START ))"
 }
 
+# coopmat_csv: the cooperative-matrix GEMM runs as CSV (one row per driver, types, size)
+coopmat_csv() {
+  echo "driver,types,size,tile,gflops_median,gflops_best,gflops_worst,peak_gflops,peak_fraction"
+  for d in coopvk lavapipe; do
+    for t in $COOPMAT_TYPES; do
+      for n in $COOPMAT_SIZES; do
+        local tag="coopmat_${t}_$n"
+        [ "$(val "$tag" "$d" coopmat_gemm_unsupported)" = 1 ] && continue
+        echo "$d,$t,$n,$(val "$tag" "$d" coopmat_gemm_tile),$(val "$tag" "$d" coopmat_gemm_gflops),$(val "$tag" "$d" coopmat_gemm_best_gflops),$(val "$tag" "$d" coopmat_gemm_worst_gflops),$(val "$tag" "$d" coopmat_gemm_peak_gflops),$(val "$tag" "$d" coopmat_gemm_peak_fraction)"
+      done
+    done
+  done
+}
+
 summary | tee "$LOGS/summary.txt"
+coopmat_csv > "$LOGS/coopmat_gemm.csv"
+# One line per driver and combination: G(FL)OP/s against the matrix size, log scale.
+{
+  printf 'set terminal pngcairo size 1100,650 noenhanced\nset output "%s"\n' "$LOGS/coopmat_gemm.png"
+  printf 'set datafile separator ","\nset key outside right\nset logscale x 2\nset logscale y\n'
+  printf 'set xlabel "M = N = K"\nset ylabel "G(FL)OP/s (median)"\nset grid\n'
+  printf 'set title "cooperative-matrix GEMM, coopvk and lavapipe, %s"\n' "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+  printf 'plot '
+  sep=""
+  for d in coopvk lavapipe; do
+    for t in $COOPMAT_TYPES; do
+      grep -q "^$d,$t," "$LOGS/coopmat_gemm.csv" || continue
+      printf '%s"< grep ^%s,%s, %s" using 3:5 with linespoints title "%s %s"' "$sep" "$d" "$t" "$LOGS/coopmat_gemm.csv" "$d" "$t"
+      sep=", "
+    done
+  done
+  printf '\n'
+} > "$LOGS/coopmat_gemm.gp"
+if command -v gnuplot >/dev/null; then
+  gnuplot "$LOGS/coopmat_gemm.gp" && echo "chart: $LOGS/coopmat_gemm.png, data: $LOGS/coopmat_gemm.csv"
+else
+  echo "no gnuplot (scripts/setup.sh --bench installs it): data in $LOGS/coopmat_gemm.csv"
+fi
 if ls "$LOGS"/*.failed > /dev/null 2>&1; then exit 1; fi

@@ -170,6 +170,13 @@ bench_pkgs() {
   done
 }
 if [ $WANT_BENCH = 1 ]; then
+  # gnuplot (bookworm's, no X) draws scripts/bench.sh's cooperative-matrix GEMM chart
+  if ! dpkg-query -W -f='${Status}' gnuplot-nox 2>/dev/null | grep -q '^install ok installed$'; then
+    say "installing bookworm package: gnuplot-nox"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
+  fi
   # resolve from the lists of an earlier run when there are some (fetch_debs updates them
   # before it downloads anything), so a set-up machine does no network round trip
   ls "$APTDIR"/lists/*sid*Packages* >/dev/null 2>&1 || ensure_apt_state

@@ -389,17 +389,26 @@ void check_khr(const Queries& q) {
   CHECK(any_all_pow2(list));
   CHECK(no_duplicates(list));
 
-  // DESIGN.md, llama.cpp: the first subgroup f16*f16 entry sets its coopmat tile size and
-  // flash attention needs 16x16x16, with f32 (and f16) accumulation of that same shape.
+  // DESIGN.md, llama.cpp: the first subgroup f16*f16 entry sets its coopmat tile size, with
+  // f32 (and f16) accumulation of that same shape, and flash attention needs 16x16x16. Its
+  // warp tile is the subgroup size on narrow subgroups, so the first tile's M must fit the
+  // default subgroup: 16x16x16 from subgroup 16 up, 8x8x8 below (cooperative_caps.cpp).
   auto f16 = [](const Combo& c) {
     return c.scope == VK_SCOPE_SUBGROUP_KHR && c.a == VK_COMPONENT_TYPE_FLOAT16_KHR && c.b == VK_COMPONENT_TYPE_FLOAT16_KHR &&
            !c.saturating;
   };
   auto first = std::find_if(list.begin(), list.end(), f16);
   REQUIRE(first != list.end());
-  CHECK((first->m == 16 && first->n == 16 && first->k == 16));
+  const uint32_t tile = q.facts.subgroup_size >= 16 ? 16 : 8;
+  CHECK((first->m == tile && first->n == tile && first->k == tile));
   CHECK(first->c == VK_COMPONENT_TYPE_FLOAT32_KHR);
   CHECK(list.front() == *first);  // and it is the most preferred entry overall
+  CHECK(std::any_of(list.begin(), list.end(), [&](const Combo& c) {
+    return f16(c) && c.m == 16 && c.n == 16 && c.k == 16 && c.c == VK_COMPONENT_TYPE_FLOAT32_KHR;
+  }));
+  CHECK(std::any_of(list.begin(), list.end(), [&](const Combo& c) {  // that shape with f16 accumulation too
+    return f16(c) && c.m == first->m && c.n == first->n && c.k == first->k && c.c == VK_COMPONENT_TYPE_FLOAT16_KHR;
+  }));
 
   // DESIGN.md, shaders tuned for NVIDIA: their shapes, exactly.
   auto has = [&](uint32_t m, uint32_t n, uint32_t k, VkComponentTypeKHR ab, VkComponentTypeKHR acc) {
