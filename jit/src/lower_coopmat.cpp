@@ -163,6 +163,79 @@ llvm::Value* Lowerer::matrix_to_memory(llvm::Value* mat, const TypeInfo& t) {
   return buf;
 }
 
+namespace {
+bool writes_memory(const Instruction& in) {
+  switch (static_cast<Op>(in.opcode)) {
+    case Op::OpStore: case Op::OpCopyMemory: case Op::OpCopyMemorySized: case Op::OpFunctionCall:
+    case Op::OpControlBarrier: case Op::OpMemoryBarrier: case Op::OpCooperativeMatrixStoreKHR:
+    case Op::OpCooperativeMatrixMulAddKHR: case Op::OpEmitVertex:
+      return true;
+    default:
+      return in.opcode >= uint16_t(Op::OpAtomicLoad) && in.opcode <= uint16_t(Op::OpAtomicXor);
+  }
+}
+bool touches_memory(const Instruction& in) {
+  return writes_memory(in) || in.opcode == uint16_t(Op::OpLoad) || in.opcode == uint16_t(Op::OpCooperativeMatrixLoadKHR);
+}
+}  // namespace
+
+// The body of the current block and the position of `in` in it (`in` is one of its
+// instructions), or nullptr.
+static const std::vector<Instruction>* body_of(const Function& fn, uint32_t block, const Instruction& in, size_t* at) {
+  const auto& body = fn.blocks[block].body;
+  if (body.empty() || &in < body.data() || &in >= body.data() + body.size()) return nullptr;
+  *at = size_t(&in - body.data());
+  return &body;
+}
+
+bool Lowerer::same_pointer(Id p, Id q) const {
+  if (p == q) return true;
+  const Instruction* a = m.local(p);
+  const Instruction* b = m.local(q);
+  auto chain = [](const Instruction* x) {
+    return x && (x->opcode == uint16_t(Op::OpAccessChain) || x->opcode == uint16_t(Op::OpInBoundsAccessChain));
+  };
+  if (!chain(a) || !chain(b) || a->operands.size() != b->operands.size()) return false;
+  for (size_t k = 1; k < a->operands.size(); ++k)
+    if (a->operands[k] != b->operands[k]) return false;
+  return same_pointer(a->operands[0], b->operands[0]);
+}
+
+llvm::Value* Lowerer::matrix_in_memory(Id value, const Instruction& use) {
+  const Instruction* ld = m.local(value);
+  if (!ld || ld->opcode != uint16_t(Op::OpLoad)) return nullptr;
+  Id ptr = ld->operands.at(0);
+  if (!F.rep_ptrs.count(ptr) || !is_matrix(ld->result_type)) return nullptr;
+  // Rows without padding: the variable holds the dense row-major tile the kernels take.
+  const TypeInfo& t = type(ld->result_type);
+  llvm::Type* row = matrix_type(ld->result_type)->getArrayElementType();
+  if (M->getDataLayout().getTypeAllocSize(row) != uint64_t(t.cols) * layout(t.elem).size) return nullptr;
+  size_t at = 0;
+  const auto* body = body_of(*F.fn, F.current_block, use, &at);
+  if (!body) return nullptr;
+  size_t from = size_t(ld - body->data());
+  if (ld < body->data() || from >= at) return nullptr;  // not earlier in this block
+  for (size_t i = from + 1; i < at; ++i)
+    if (writes_memory((*body)[i])) return nullptr;
+  return value_v(ptr).v;
+}
+
+bool Lowerer::result_stored_back(const Instruction& muladd, Id c_value) {
+  // The next instruction of the block that touches memory stores the result where C was
+  // loaded from: writing D there now is the same as that store.
+  const Instruction* ld = m.local(c_value);
+  size_t at = 0;
+  const auto* body = body_of(*F.fn, F.current_block, muladd, &at);
+  if (!ld || !body) return false;
+  for (size_t i = at + 1; i < body->size(); ++i) {
+    const Instruction& x = (*body)[i];
+    if (!touches_memory(x)) continue;
+    return x.opcode == uint16_t(Op::OpStore) && x.operands.size() >= 2 && x.operands[1] == muladd.result &&
+           same_pointer(x.operands[0], ld->operands.at(0));
+  }
+  return false;
+}
+
 llvm::Value* Lowerer::matrix_from_memory(llvm::Value* buf, Id type_id) {
   const TypeInfo& t = type(type_id);
   uint64_t esz = layout(t.elem).size;
@@ -380,11 +453,23 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
              (d.saturate ? " (saturating)" : "") + " is not supported",
          &in);
   check_matrix_combination(d, &in);
-  llvm::Value* a = matrix_to_memory(value_v(o[0]).v, ta);
-  llvm::Value* b = matrix_to_memory(value_v(o[1]).v, tb);
-  llvm::Value* c = matrix_to_memory(value_v(o[2]).v, tc);
-  // D in place of C when the formats agree (the kernels allow it), else its own buffer.
-  llvm::Value* dst = d.c == d.d ? c : entry_alloca(B.getInt8Ty(), uint64_t(d.m) * d.n * layout(tr.elem).size, 64);
+  // Operands just loaded from a matrix variable are read where they are; the others are
+  // written out. The usual `acc = coopMatMulAdd(a, b, acc)` in a K loop then updates the
+  // accumulator variable in place, with no copy in or out.
+  llvm::Value* a = matrix_in_memory(o[0], in);
+  llvm::Value* b = matrix_in_memory(o[1], in);
+  llvm::Value* c_src = matrix_in_memory(o[2], in);
+  if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
+  if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
+  llvm::Value* dst = nullptr;
+  llvm::Value* c = c_src;
+  if (c_src && d.c == d.d && result_stored_back(in, o[2])) {
+    dst = c_src;
+  } else {
+    if (!c) c = matrix_to_memory(value_v(o[2]).v, tc);
+    // D in place of a copy of C when the formats agree (the kernels allow it), else its own buffer.
+    dst = d.c == d.d && !c_src ? c : entry_alloca(B.getInt8Ty(), uint64_t(d.m) * d.n * layout(tr.elem).size, 64);
+  }
   llvm::Type* ptr = B.getPtrTy();
   llvm::Type* i32 = B.getInt32Ty();
   llvm::FunctionCallee f = M_get_function(mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false));

@@ -232,6 +232,12 @@ class Lowerer {
   kernels::NumberFormat number_format(Id scalar_type_id, bool is_signed) const;
   llvm::Value* matrix_to_memory(llvm::Value* mat, const TypeInfo& t);
   llvm::Value* matrix_from_memory(llvm::Value* buf, Id type_id);
+  // A matrix operand's memory when it can be read in place (a load of a matrix variable,
+  // nothing written since), else null; whether a multiply-add's next memory access stores
+  // its result back where C came from; structurally equal pointers.
+  llvm::Value* matrix_in_memory(Id value, const Instruction& use);
+  bool result_stored_back(const Instruction& muladd, Id c_value);
+  bool same_pointer(Id p, Id q) const;
   llvm::Value* matrix_component(llvm::Value* mat, const TypeInfo& t, llvm::Value* j);
   llvm::Value* matrix_set_component(llvm::Value* mat, const TypeInfo& t, uint64_t j, llvm::Value* lanes_v);
   llvm::Value* matrix_splat(Id type_id, Val x);
