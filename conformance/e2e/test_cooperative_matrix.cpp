@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute_job.h"
+#include "matrix_ops_reference.h"
 #include "matrix_reference.h"
 #include "vk_test_env.h"
 
@@ -298,6 +299,29 @@ TEST_CASE("a tiled cooperative matrix GEMM: blocks of tiles per subgroup, a K lo
         INFO("(" << i << ", " << j << ")");
         REQUIRE(get_bits(D, i * ldd + j, v.c) == muladd_result(v.c, want, false));
       }
+  }
+}
+
+TEST_CASE("cooperative matrix element-wise operations, conversions, length and per-element indexing") {
+  MatrixDevice md;
+  Device dev(md.opts);
+  const auto sc = subgroup_sizes(dev.inst.physical);
+  for (uint32_t sg = sc.minSubgroupSize; sg <= sc.maxSubgroupSize; sg *= 2) {
+    const uint32_t subgroups = 2, groups = 2;
+    auto run = [&](auto c, const char* name) {
+      ComputeJob job;
+      job.spirv = shader(name);
+      job.buffers = {&c.bx, &c.by, &c.out, &c.len};
+      job.specialization = {spec(0, subgroups * sg)};
+      job.required_subgroup_size = sg;
+      job.full_subgroups = true;
+      job.groups[0] = groups;
+      REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+      INFO(name << " subgroup size " << sg);
+      CHECK(c.first_error(sg) == "");
+    };
+    run(MatrixOpsCase<float>(subgroups * groups, groups * subgroups * sg, 31 + sg), "ops_f32");
+    run(MatrixOpsCase<int32_t>(subgroups * groups, groups * subgroups * sg, 37 + sg), "ops_i32");
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include "coopvk/kernels/number_formats.h"
 #include "jit_run.h"
+#include "matrix_ops_reference.h"
 #include "matrix_reference.h"
 
 using namespace coopvk;
@@ -130,16 +131,10 @@ namespace {
 
 template <typename T>
 void check_ops(const char* shader, uint32_t sg) {
-  const uint32_t subgroups = 2, groups = 2, tiles = subgroups * groups;
-  std::vector<T> x(tiles * 256), y(tiles * 256);
-  std::mt19937 rng(777 + sg);
-  std::uniform_int_distribution<int> dx(-20, 20), dy(1, 9);
-  for (auto& v : x) v = T(dx(rng));
-  for (auto& v : y) v = T(dy(rng));
-  auto bx = bytes_of(x), by = bytes_of(y);
-  std::vector<uint8_t> out(tiles * 256 * 8 * sizeof(T), 0), len(tiles * subgroups * sg * 4, 0);
+  const uint32_t subgroups = 2, groups = 2;
+  MatrixOpsCase<T> c(subgroups * groups, groups * subgroups * sg, 777 + sg);
   Run r;
-  r.buffers = {&bx, &by, &out, &len};
+  r.buffers = {&c.bx, &c.by, &c.out, &c.len};
   r.groups[0] = groups;
   r.subgroup_size = sg;
   using NF = NumberFormat;
@@ -151,18 +146,8 @@ void check_ops(const char* shader, uint32_t sg) {
   std::memcpy(ls.bytes.data(), &wg, 4);
   r.spec = {ls};
   run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, shader), r);
-  for (uint32_t t = 0; t < tiles; ++t)
-    for (uint32_t i = 0; i < 16; ++i)
-      for (uint32_t j = 0; j < 16; ++j) {
-        T a = x[t * 256 + i * 16 + j], b = y[t * 256 + j * 16 + i];
-        T want[8] = {T(a + b), T(a - b), T(a * b), T(-a), T(a / b), T(a * T(3)), T(a * T(2) + T(1)), T(T(2) + T(5) + a)};
-        for (int k = 0; k < 8; ++k) {
-          size_t at_ = t * 256 * 8 + k * 256 + (k == 7 ? j * 16 + i : i * 16 + j);
-          INFO(shader << " subgroup " << sg << " tile " << t << " (" << i << ", " << j << ") result " << k);
-          REQUIRE(at<T>(out, at_) == want[k]);
-        }
-      }
-  for (uint32_t inv = 0; inv < tiles * sg; ++inv) REQUIRE(at<uint32_t>(len, inv) == (256 + sg - 1) / sg);
+  INFO(shader << " subgroup " << sg);
+  CHECK(c.first_error(sg) == "");
 }
 
 }  // namespace
