@@ -26,6 +26,7 @@ Val Lowerer::value_v(Id id) {
   if (auto it = F.values.find(id); it != F.values.end()) return it->second;
   if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
   if (auto it = F.params.find(id); it != F.params.end()) return {it->second, is_object(id) || F.rep_ptrs.count(id) > 0};
+  if (auto it = F.affine_slots.find(id); it != F.affine_slots.end()) return {rebuild_affine(it->second), false};
   if (auto it = F.slots.find(id); it != F.slots.end())
     return {B.CreateLoad(it->second->getAllocatedType(), it->second), is_uniform(id)};
   if (is_constant(id)) {
@@ -89,8 +90,39 @@ void Lowerer::define_v(Id id, Val v) {
       B.CreateStore(merge_rep(type_of(id), mask, v.v, old), it->second);
     } else {
       B.CreateStore(v.v, it->second);
+      store_affine_base(id, v);
     }
   }
+}
+
+// Only for slots written whole (not masked_slot): the slot then holds exactly the vector
+// the affine form describes, in every lane.
+void Lowerer::store_affine_base(Id id, const Val& v) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v.v->getType());
+  if (v.uniform || !vt || !(vt->getElementType()->isIntegerTy() || vt->getElementType()->isPointerTy())) return;
+  auto found = F.affine_slots.find(id);
+  if (found == F.affine_slots.end()) {
+    // An id has one definition, so one stride; decided the first (only) time it is defined.
+    auto a = affine(v.v);
+    if (!a) return;
+    FunctionState::AffineSlot s{entry_alloca(a->base->getType()), a->stride};
+    found = F.affine_slots.emplace(id, s).first;
+    B.CreateStore(a->base, s.base);
+    return;
+  }
+  auto a = affine(v.v);
+  if (!a || a->stride != found->second.stride) fail("internal: lane-affine value changed form");
+  B.CreateStore(a->base, found->second.base);
+}
+
+llvm::Value* Lowerer::rebuild_affine(const FunctionState::AffineSlot& s) {
+  llvm::Type* t = s.base->getAllocatedType();
+  llvm::Value* base = B.CreateVectorSplat(N, B.CreateLoad(t, s.base));
+  std::vector<llvm::Constant*> steps;
+  llvm::Type* step_t = t->isPointerTy() ? B.getInt64Ty() : t;
+  for (uint32_t l = 0; l < N; ++l) steps.push_back(llvm::ConstantInt::get(step_t, uint64_t(s.stride * int64_t(l)), true));
+  llvm::Value* offsets = llvm::ConstantVector::get(steps);
+  return t->isPointerTy() ? B.CreateGEP(B.getInt8Ty(), base, offsets) : B.CreateAdd(base, offsets);
 }
 
 }  // namespace coopvk::jit

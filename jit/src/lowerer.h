@@ -291,6 +291,15 @@ class Lowerer {
     std::unordered_map<Id, llvm::AllocaInst*> slots;  // values used across blocks (rep per is_uniform)
     std::unordered_map<Id, llvm::AllocaInst*> phi_slots;
     std::unordered_map<Id, bool> masked_slot;  // slot stores keep inactive lanes (temporal values)
+    // Slotted values that are lane-affine where they are defined (an index like
+    // base + LocalInvocationId.x + 256 * k): their scalar base is stored beside the slot
+    // and a reader in another block rebuilds base + lane * stride, so the address
+    // analysis still sees one vector access there instead of a run-time test.
+    struct AffineSlot {
+      llvm::AllocaInst* base = nullptr;
+      int64_t stride = 0;
+    };
+    std::unordered_map<Id, AffineSlot> affine_slots;
     // The entry block runs first, exactly once, with every lane the function was called
     // with, and its code dominates the rest: its values are used directly elsewhere
     // instead of through slots, which keeps them visible to the address analysis
@@ -330,6 +339,9 @@ class Lowerer {
   const Uniformity* uniformity = nullptr;
 
   llvm::AllocaInst* entry_alloca(llvm::Type* t, uint64_t count = 1, uint32_t align = 16);
+  // Slotted lane-affine values (FunctionState::affine_slots): store the base, rebuild it.
+  void store_affine_base(Id id, const Val& v);
+  llvm::Value* rebuild_affine(const FunctionState::AffineSlot& s);
 
   // Kernel context (one per subgroup invocation of the kernel), passed to every function.
   llvm::StructType* ctx_type = nullptr;
