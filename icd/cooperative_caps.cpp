@@ -242,9 +242,9 @@ const char* check_matrix_info2(const DeviceFacts& f,
       return "VUID-VkPhysicalDeviceCooperativeMatrixInfo2EXT-scope-13377: subgroupSize must be 0 or "
              "VkPhysicalDeviceSubgroupProperties::subgroupSize without subgroupSizeControl";
     }
-    if (info->invocations != 0)
-      return "VUID-VkPhysicalDeviceCooperativeMatrixInfo2EXT-invocations-13381: invocations must be 0 "
-             "unless scope is WORKGROUP";
+    // invocations != 0 breaks VUID-...-invocations-13381, but the member's description
+    // says it "is ignored unless scope is VK_SCOPE_WORKGROUP_KHR": it is (the entry point
+    // logs a warning).
   } else {
     if (!is_pow2(info->invocations))
       return "VUID-VkPhysicalDeviceCooperativeMatrixInfo2EXT-invocations-13378: invocations is not a power of two";

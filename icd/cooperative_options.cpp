@@ -48,4 +48,8 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
     opts->matrix_combinations.push_back({e.m, e.n, e.k, uint8_t(a), uint8_t(b), uint8_t(c), uint8_t(r), e.saturating});
   }
   opts->robust_matrix_access = dev.cooperative_matrix_robust;
+  opts->matrix_reductions = dev.matrix_reductions;
+  opts->matrix_conversions = dev.matrix_conversions;
+  opts->matrix_per_element = dev.matrix_per_element;
+  opts->matrix_get_coordinate = dev.matrix_get_coordinate;
 }

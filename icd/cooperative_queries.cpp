@@ -79,6 +79,11 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_GetPhysicalDeviceCooperativeMatrixProperti
   if (!count_pointer_ok(pPropertyCount, "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT"))
     return VK_ERROR_VALIDATION_FAILED;
   const char* why = nullptr;
+  if (pCooperativeMatrixInfo && pCooperativeMatrixInfo->scope != VK_SCOPE_WORKGROUP_KHR &&
+      pCooperativeMatrixInfo->invocations != 0)
+    COOPVK_WARN("vkGetPhysicalDeviceCooperativeMatrixProperties2EXT: VUID-VkPhysicalDeviceCooperativeMatrixInfo2EXT-"
+                "invocations-13381: invocations is %u with a scope other than WORKGROUP; ignored",
+                pCooperativeMatrixInfo->invocations);
   VkResult r = caps::matrix_properties2_ext(cooperative_device_facts(physicalDevice), pCooperativeMatrixInfo,
                                             pPropertyCount, pProperties, &why);
   if (r == VK_ERROR_VALIDATION_FAILED)

@@ -83,6 +83,10 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
   dev->cooperative_matrix_robust = requested_feature(info, "cooperativeMatrixRobustBufferAccess");
   dev->bfloat16_matrices = requested_feature(info, "shaderBFloat16CooperativeMatrix");
   dev->float8_matrices = requested_feature(info, "shaderFloat8CooperativeMatrix");
+  dev->matrix_reductions = requested_feature(info, "cooperativeMatrixReductions");
+  dev->matrix_conversions = requested_feature(info, "cooperativeMatrixConversions");
+  dev->matrix_per_element = requested_feature(info, "cooperativeMatrixPerElementOperations");
+  dev->matrix_get_coordinate = requested_feature(info, "cooperativeMatrixGetCoordinate");
   dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
   if (!dev->compute) {
     destroy_device(dev, cb);

@@ -28,6 +28,11 @@ struct Device : DispatchableObject {
   bool cooperative_matrix = false;
   bool cooperative_matrix_robust = false;  // cooperativeMatrixRobustBufferAccess
   bool bfloat16_matrices = false;          // shaderBFloat16CooperativeMatrix
+  // VK_EXT_cooperative_matrix_maintenance1, as enabled
+  bool matrix_reductions = false;
+  bool matrix_conversions = false;
+  bool matrix_per_element = false;
+  bool matrix_get_coordinate = false;
   bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
 
   std::mutex sync_mutex;

@@ -47,6 +47,15 @@ constexpr std::string_view kSupported[] = {
     // icd/cooperative_caps.cpp; e2e_cooperative_matrix and unit_jit_coopmat.
     "cooperativeMatrix",
     "cooperativeMatrixRobustBufferAccess",
+    // VK_EXT_cooperative_matrix_maintenance1: the Properties2 query (icd/cooperative_caps.cpp)
+    // and jit/lower_coopmat_ext.cpp; e2e_matrix_maintenance1.
+    // Qualified by struct: VkPhysicalDeviceCooperativeMatrix2FeaturesNV has members of the
+    // same names, and VK_NV_cooperative_matrix2 is not implemented.
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixProperties2",
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixReductions",
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixConversions",
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixPerElementOperations",
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixGetCoordinate",
     // bfloat16 and float8 (SPV_KHR_bfloat16, SPV_EXT_float8): their bits in integers,
     // converted by kernels/number_formats; unit_jit_special_floats.
     "shaderBFloat16Type",
@@ -56,15 +65,21 @@ constexpr std::string_view kSupported[] = {
     "shaderFloat8CooperativeMatrix",
 };
 
-bool supported(std::string_view name) {
-  for (auto s : kSupported)
+// A bare name is supported in every struct that has the member; "Struct::member" in that
+// struct only.
+bool supported(std::string_view struct_name, std::string_view name) {
+  for (std::string_view s : kSupported) {
     if (s == name) return true;
+    if (size_t sep = s.find("::"); sep != std::string_view::npos && s.substr(0, sep) == struct_name &&
+        s.substr(sep + 2) == name)
+      return true;
+  }
   return false;
 }
 
 void fill_struct(const FeatureStruct& fs, void* base) {
   for (uint32_t i = 0; i < fs.member_count; ++i) {
-    VkBool32 v = supported(fs.members[i].name) ? VK_TRUE : VK_FALSE;
+    VkBool32 v = supported(fs.name, fs.members[i].name) ? VK_TRUE : VK_FALSE;
     std::memcpy(static_cast<char*>(base) + fs.members[i].offset, &v, sizeof(v));
   }
 }
@@ -74,7 +89,7 @@ const char* first_unsupported(const FeatureStruct& fs, const void* base) {
   for (uint32_t i = 0; i < fs.member_count; ++i) {
     VkBool32 v;
     std::memcpy(&v, static_cast<const char*>(base) + fs.members[i].offset, sizeof(v));
-    if (v && !supported(fs.members[i].name)) return fs.members[i].name;
+    if (v && !supported(fs.name, fs.members[i].name)) return fs.members[i].name;
   }
   return nullptr;
 }

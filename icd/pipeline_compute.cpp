@@ -30,6 +30,8 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(static_cast<uint8_t>(o.robust_matrix_access));
+  uint8_t ext[4] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate};
+  h.update(ext, sizeof(ext));
   h.update_value(static_cast<uint32_t>(o.matrix_combinations.size()));
   for (const auto& c : o.matrix_combinations) {
     uint32_t w[8] = {c.m, c.n, c.k, c.a, c.b, c.c, c.result, c.saturating};

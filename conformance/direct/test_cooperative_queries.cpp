@@ -502,7 +502,10 @@ void check_ext_invalid(const Queries& q) {
   rejects(info2(VK_SCOPE_DEVICE_KHR, 0, 0), "13372: device scope");
   rejects(info2(VK_SCOPE_QUEUE_FAMILY_KHR, 0, 0), "13372: queue-family scope");
   rejects(info2(VK_SCOPE_SUBGROUP_KHR, 0, f.subgroup_size * 3), "13374: not a power of two");
-  rejects(info2(VK_SCOPE_SUBGROUP_KHR, 64, 0), "13381: invocations with subgroup scope");
+  // VUID-13381 (invocations must be 0 for subgroup scope) is not rejected: the member is
+  // "ignored unless scope is VK_SCOPE_WORKGROUP_KHR", and it is.
+  CHECK(combos(ext_all(q, info2(VK_SCOPE_SUBGROUP_KHR, 64, 0)), VK_SCOPE_SUBGROUP_KHR, false, 0) ==
+        combos(ext_all(q, info2(VK_SCOPE_SUBGROUP_KHR, 0, 0)), VK_SCOPE_SUBGROUP_KHR, false, 0));
   if (f.subgroup_size_control) {
     rejects(info2(VK_SCOPE_SUBGROUP_KHR, 0, f.min_subgroup_size / 2), "13375: below minSubgroupSize");
     rejects(info2(VK_SCOPE_SUBGROUP_KHR, 0, f.max_subgroup_size * 2), "13376: above maxSubgroupSize");
@@ -753,7 +756,7 @@ TEST_CASE("cooperative property structs in a VkPhysicalDeviceProperties2 chain a
 // The extensions are advertised only once their shader side works and is tested. Until
 // then they must be invisible: not listed, every feature bit false. When one is
 // advertised, change the expectation here together with that commit.
-TEST_CASE("VK_KHR_cooperative_matrix is advertised with its features; the other three are not yet, their features off") {
+TEST_CASE("VK_KHR_cooperative_matrix and VK_EXT_cooperative_matrix_maintenance1 are advertised with their features; the other two are not yet, their features off") {
   DirectIcd icd;
   auto enumerate = icd.get<PFN_vkEnumerateDeviceExtensionProperties>("vkEnumerateDeviceExtensionProperties");
   uint32_t n = 0;
@@ -762,9 +765,8 @@ TEST_CASE("VK_KHR_cooperative_matrix is advertised with its features; the other 
   REQUIRE(enumerate(icd.physical, nullptr, &n, exts.data()) == VK_SUCCESS);
   exts.resize(n);
   CHECK(lists_extension(exts, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME));
-  for (const char* name : {VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME,
-                           VK_EXT_COOPERATIVE_MATRIX_MAINTENANCE_1_EXTENSION_NAME,
-                           VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME}) {
+  CHECK(lists_extension(exts, VK_EXT_COOPERATIVE_MATRIX_MAINTENANCE_1_EXTENSION_NAME));
+  for (const char* name : {VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME, VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME}) {
     INFO(name);
     CHECK_FALSE(lists_extension(exts, name));
   }
@@ -793,7 +795,16 @@ TEST_CASE("VK_KHR_cooperative_matrix is advertised with its features; the other 
     CHECK(cm.cooperativeMatrixRobustBufferAccess == VK_TRUE);
   }
   check_all_false(VkPhysicalDeviceCooperativeMatrix2FeaturesNV{}, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV, 7);
-  check_all_false(VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT{},
-                  VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT, 5);
+  {
+    VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT m1{};
+    m1.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT;
+    auto f2 = make_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &m1);
+    icd.get<PFN_vkGetPhysicalDeviceFeatures2>("vkGetPhysicalDeviceFeatures2")(icd.physical, &f2);
+    CHECK(m1.cooperativeMatrixProperties2 == VK_TRUE);
+    CHECK(m1.cooperativeMatrixReductions == VK_TRUE);
+    CHECK(m1.cooperativeMatrixConversions == VK_TRUE);
+    CHECK(m1.cooperativeMatrixPerElementOperations == VK_TRUE);
+    CHECK(m1.cooperativeMatrixGetCoordinate == VK_TRUE);
+  }
   check_all_false(VkPhysicalDeviceCooperativeVectorFeaturesNV{}, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV, 2);
 }

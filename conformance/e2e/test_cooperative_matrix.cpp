@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute_job.h"
+#include "coopmat_test_env.h"
 #include "matrix_ops_reference.h"
 #include "matrix_reference.h"
 #include "vk_test_env.h"
@@ -23,74 +24,6 @@
 using namespace coopvk::test;
 
 namespace {
-
-std::string shader_path(const std::string& name) { return std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv"; }
-bool have_shader(const std::string& name) { return std::ifstream(shader_path(name)).good(); }
-std::vector<uint32_t> shader(const std::string& name) { return load_spirv_file(shader_path(name)); }
-
-struct Format {
-  NumberFormat f;
-  const char* tag;  // in the generated shader names (muladd_variants.cmake)
-};
-bool format_of(VkComponentTypeKHR t, Format* out) {
-  static const std::map<VkComponentTypeKHR, Format> m = {
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, {NumberFormat::F16, "f16"}},   {VK_COMPONENT_TYPE_FLOAT32_KHR, {NumberFormat::F32, "f32"}},
-      {VK_COMPONENT_TYPE_BFLOAT16_KHR, {NumberFormat::BF16, "bf16"}}, {VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT, {NumberFormat::E4M3, "e4m3"}},
-      {VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT, {NumberFormat::E5M2, "e5m2"}}, {VK_COMPONENT_TYPE_SINT8_KHR, {NumberFormat::I8, "s8"}},
-      {VK_COMPONENT_TYPE_UINT8_KHR, {NumberFormat::U8, "u8"}},       {VK_COMPONENT_TYPE_SINT16_KHR, {NumberFormat::I16, "s16"}},
-      {VK_COMPONENT_TYPE_UINT16_KHR, {NumberFormat::U16, "u16"}},    {VK_COMPONENT_TYPE_SINT32_KHR, {NumberFormat::I32, "s32"}},
-      {VK_COMPONENT_TYPE_UINT32_KHR, {NumberFormat::U32, "u32"}},
-  };
-  auto it = m.find(t);
-  if (it == m.end()) return false;
-  *out = it->second;
-  return true;
-}
-
-// Everything the multiply-add shaders need, on at once.
-struct MatrixDevice {
-  VkPhysicalDeviceShaderFloat8FeaturesEXT f8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT};
-  VkPhysicalDeviceShaderBfloat16FeaturesKHR bf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR, &f8};
-  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR, &bf};
-  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &cm};
-  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &v13};
-  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
-  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
-  DeviceOptions opts;
-  explicit MatrixDevice(bool robust_matrices = false) {
-    f2.features.shaderInt16 = VK_TRUE;
-    v11.storageBuffer16BitAccess = VK_TRUE;
-    v12.storageBuffer8BitAccess = v12.shaderFloat16 = v12.shaderInt8 = VK_TRUE;
-    v12.bufferDeviceAddress = v12.vulkanMemoryModel = VK_TRUE;
-    v13.subgroupSizeControl = v13.computeFullSubgroups = VK_TRUE;
-    cm.cooperativeMatrix = VK_TRUE;
-    cm.cooperativeMatrixRobustBufferAccess = robust_matrices ? VK_TRUE : VK_FALSE;
-    bf.shaderBFloat16Type = bf.shaderBFloat16CooperativeMatrix = VK_TRUE;
-    f8.shaderFloat8 = f8.shaderFloat8CooperativeMatrix = VK_TRUE;
-    opts.features_chain = &f2;
-    opts.extensions = {"VK_KHR_cooperative_matrix", "VK_KHR_shader_bfloat16", "VK_EXT_shader_float8"};
-  }
-};
-
-std::vector<VkCooperativeMatrixPropertiesKHR> matrix_properties(const Instance& inst) {
-  VkPhysicalDevice pd = inst.physical;
-  auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
-      vkGetInstanceProcAddr(inst.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
-  uint32_t n = 0;
-  REQUIRE(fn);
-  REQUIRE(fn(pd, &n, nullptr) == VK_SUCCESS);
-  std::vector<VkCooperativeMatrixPropertiesKHR> p(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
-  REQUIRE(fn(pd, &n, p.data()) == VK_SUCCESS);
-  p.resize(n);
-  return p;
-}
-
-std::vector<uint8_t> u32_bytes(std::initializer_list<uint32_t> v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.begin(), b.size());
-  return b;
-}
-std::pair<uint32_t, std::vector<uint8_t>> spec(uint32_t id, uint32_t v) { return {id, u32_bytes({v})}; }
 
 // One multiply-add case: D[t] = A[t] x B[t] + C[t] for `tiles` tiles with padded strides.
 struct MulAddCase {
@@ -147,12 +80,6 @@ void run_muladd(Device& dev, const MulAddCase& mc, uint32_t subgroup_size, int l
     for (uint32_t j = N; j < ldd; ++j) REQUIRE(get_bits(D, row * ldd + j, fc) == get_bits(std::vector<uint8_t>(8, 0xAB), 0, fc));
 }
 
-VkPhysicalDeviceSubgroupSizeControlProperties subgroup_sizes(VkPhysicalDevice pd) {
-  VkPhysicalDeviceSubgroupSizeControlProperties sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sc};
-  vkGetPhysicalDeviceProperties2(pd, &p2);
-  return sc;
-}
 
 }  // namespace
 

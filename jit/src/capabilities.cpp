@@ -45,6 +45,10 @@ constexpr C kSupported[] = {
     C::BFloat16CooperativeMatrixKHR,
     C::Float8EXT,
     C::Float8CooperativeMatrixEXT,
+    C::CooperativeMatrixReductionsEXT,
+    C::CooperativeMatrixConversionsEXT,
+    C::CooperativeMatrixPerElementOperationsEXT,
+    C::CooperativeMatrixGetCoordinateEXT,
 };
 }  // namespace
 

@@ -169,6 +169,7 @@ bool writes_memory(const Instruction& in) {
     case Op::OpStore: case Op::OpCopyMemory: case Op::OpCopyMemorySized: case Op::OpFunctionCall:
     case Op::OpControlBarrier: case Op::OpMemoryBarrier: case Op::OpCooperativeMatrixStoreKHR:
     case Op::OpCooperativeMatrixMulAddKHR: case Op::OpEmitVertex:
+    case Op::OpCooperativeMatrixReduceEXT: case Op::OpCooperativeMatrixPerElementOpEXT:  // they call functions
       return true;
     default:
       return in.opcode >= uint16_t(Op::OpAtomicLoad) && in.opcode <= uint16_t(Op::OpAtomicXor);
@@ -588,9 +589,13 @@ bool Lowerer::lower_coopmat(const Instruction& in) {
       if (!is_matrix(in.result_type)) return false;
       const TypeInfo& rt = type(in.result_type);
       const TypeInfo& st = type(type_of(o.at(0)));
-      if (!is_matrix(type_of(o[0])) || st.rows != rt.rows || st.cols != rt.cols || st.use != rt.use)
-        fail("conversion between cooperative matrices of different shapes or uses", &in);
-      llvm::Value* src = value_v(o[0]).v;
+      if (!is_matrix(type_of(o[0]))) fail("conversion of a cooperative matrix from a non-matrix", &in);
+      // OpBitcast keeps its use and shape (SPV_EXT_cooperative_matrix_maintenance1 relaxes
+      // only the value conversions); the others may change the use and transpose.
+      if (in.opcode == uint16_t(Op::OpBitcast) &&
+          (st.use != rt.use || m.has_decoration(in.result, uint32_t(spv::Decoration::CooperativeMatrixTransposeEXT))))
+        fail("OpBitcast cannot change a cooperative matrix's use or transpose it", &in);
+      llvm::Value* src = matrix_reshaped_source(in, st, rt);
       llvm::Type* dst_t = matrix_type(in.result_type);
       define_v(in.result, {convert_leaves(in, src, st.elem, rt.elem, dst_t, uint64_t(rt.rows) * rt.cols), true});
       return true;

@@ -66,7 +66,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
     ~Mode() { flag = saved; }
   } mode{scalar_mode, scalar_mode};
   scalar_mode = scalar;
-  if (lower_coopmat(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
+  if (lower_coopmat(in) || lower_coopmat_ext(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
       lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
       lower_integer_dot(in))
     return;
@@ -80,6 +80,9 @@ bool Lowerer::scalar_capable(uint16_t opcode) {
     case spv::Op::OpArrayLength: case spv::Op::OpCopyMemory: case spv::Op::OpControlBarrier:
     case spv::Op::OpMemoryBarrier: case spv::Op::OpCooperativeMatrixLoadKHR:
     case spv::Op::OpCooperativeMatrixStoreKHR:
+    // Their callbacks take lane vectors (lower_coopmat_ext.cpp), whatever the operands.
+    case spv::Op::OpCooperativeMatrixReduceEXT: case spv::Op::OpCooperativeMatrixPerElementOpEXT:
+    case spv::Op::OpCooperativeMatrixGetCoordinateEXT:
       return false;
     default:
       break;
@@ -95,6 +98,29 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   for (const EntryPoint& e : m.entry_points)
     if (e.name == opts.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) ep = &e;
   if (!ep) fail("no GLCompute entry point named '" + opts.entry_point + "'");
+  // A capability whose feature the application did not enable (Vulkan spec, SPIR-V
+  // environment appendix: each of these needs its feature).
+  struct GatedCapability {
+    spv::Capability cap;
+    const char* name;
+    bool enabled;
+    const char* feature;
+  };
+  const GatedCapability gated[] = {
+      {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT", opts.matrix_reductions,
+       "cooperativeMatrixReductions"},
+      {spv::Capability::CooperativeMatrixConversionsEXT, "CooperativeMatrixConversionsEXT", opts.matrix_conversions,
+       "cooperativeMatrixConversions"},
+      {spv::Capability::CooperativeMatrixPerElementOperationsEXT, "CooperativeMatrixPerElementOperationsEXT",
+       opts.matrix_per_element, "cooperativeMatrixPerElementOperations"},
+      {spv::Capability::CooperativeMatrixGetCoordinateEXT, "CooperativeMatrixGetCoordinateEXT", opts.matrix_get_coordinate,
+       "cooperativeMatrixGetCoordinate"},
+  };
+  for (uint32_t cap : m.capabilities)
+    for (const GatedCapability& g : gated)
+      if (cap == uint32_t(g.cap) && !g.enabled)
+        fail(std::string("capability ") + g.name + " needs VK_EXT_cooperative_matrix_maintenance1's " + g.feature +
+             " feature, which the device was not created with");
   if (m.addressing_model != uint32_t(spv::AddressingModel::Logical) &&
       m.addressing_model != uint32_t(spv::AddressingModel::PhysicalStorageBuffer64))
     fail("addressing model " + std::to_string(m.addressing_model) + " is not supported");

@@ -78,7 +78,9 @@ bool Lowerer::check_matrix_types(const Instruction& in) {
     case Op::OpCooperativeMatrixLoadKHR: case Op::OpCooperativeMatrixStoreKHR: case Op::OpCooperativeMatrixMulAddKHR:
     case Op::OpCooperativeMatrixLengthKHR: case Op::OpCopyObject: case Op::OpPhi: case Op::OpSelect:
     case Op::OpFunctionCall: case Op::OpReturnValue: case Op::OpLoad: case Op::OpStore: case Op::OpVariable:
-    case Op::OpUndef: case Op::OpCopyLogical:
+    case Op::OpUndef: case Op::OpCopyLogical: case Op::OpCooperativeMatrixConvertUseEXT:
+    case Op::OpCooperativeMatrixReduceEXT: case Op::OpCooperativeMatrixPerElementOpEXT:
+    case Op::OpCooperativeMatrixGetCoordinateEXT:
       return true;  // their own lowering checks the rest
     default:
       fail("instruction does not take cooperative matrix operands", &in);

@@ -255,6 +255,22 @@ class Lowerer {
   void lower_matrix_muladd(const Instruction& in);
   llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
   bool lower_coopmat(const Instruction& in);
+  // SPV_EXT_cooperative_matrix_maintenance1 (lower_coopmat_ext.cpp).
+  bool lower_coopmat_ext(const Instruction& in);
+  void lower_matrix_per_element(const Instruction& in);
+  void lower_matrix_reduce(const Instruction& in);
+  void lower_matrix_convert_use(const Instruction& in);
+  void lower_matrix_coordinate(const Instruction& in);
+  llvm::Value* matrix_transpose(llvm::Value* mat, const TypeInfo& t);
+  // Lane l: element at[l] (row, column); lanes past at.size() repeat at[0].
+  llvm::Value* matrix_lanes(llvm::Value* mat, const std::vector<std::pair<uint32_t, uint32_t>>& at);
+  llvm::Value* matrix_from_chunks(const std::vector<llvm::Value*>& chunks, Id type_id);
+  llvm::Value* lane_prefix_mask(uint32_t count);  // lanes [0, count) on
+  llvm::Value* call_matrix_callback(Id func, const std::vector<llvm::Value*>& lane_args, llvm::Value* call_mask,
+                                    llvm::Type* ret_t, const Instruction& in);
+  void check_callback_signature(Id func, const std::vector<Id>& want_params, Id want_return, const Instruction& in);
+  bool matrix_use_change_allowed(const TypeInfo& from, const TypeInfo& to) const;
+  llvm::Value* matrix_reshaped_source(const Instruction& in, const TypeInfo& st, const TypeInfo& rt);
   // Conversions (lower_convert.cpp): v's leaves from scalar type `from` to `to`, into a
   // rep of type result_t; count: elements in v (0: from its type).
   bool special_float(Id scalar_type_id) const;  // bfloat16 or float8

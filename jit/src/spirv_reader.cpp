@@ -7,7 +7,8 @@
 // definitions: defined at all, and defined earlier in module order except where SPIR-V
 // allows a forward reference (debug and annotation instructions, entry points and
 // execution modes, OpTypeForwardPointer, OpPhi, branch and merge targets, the callee of
-// OpFunctionCall, OpExtInstWithForwardRefsKHR). Locals must belong to the function that
+// OpFunctionCall and of the cooperative-matrix reduce / per-element instructions,
+// OpExtInstWithForwardRefsKHR). Locals must belong to the function that
 // uses them; branch targets and phi parents must be labels of that function.
 //
 // Reads only words[0, word_count); every failure is one message
@@ -620,6 +621,10 @@ void Reader::record_uses(const Instruction& ins) {
           break;
         case Op::OpFunctionCall:
           kind = n == 0 ? UseKind::Function : UseKind::Before;
+          break;
+        case Op::OpCooperativeMatrixReduceEXT:
+        case Op::OpCooperativeMatrixPerElementOpEXT:
+          kind = n == 1 ? UseKind::Function : UseKind::Before;  // the callback may come later
           break;
         default:
           break;

@@ -340,6 +340,7 @@ class Analysis {
       case Op::OpVariable:
         return false;
       case Op::OpFunctionCall:
+      case Op::OpCooperativeMatrixGetCoordinateEXT:  // each invocation's own component
         return true;
       case Op::OpLoad: {
         Id ptr = o.at(0);

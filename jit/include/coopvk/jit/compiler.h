@@ -59,6 +59,12 @@ struct CompileOptions {
   // cooperativeMatrixRobustBufferAccess: cooperative matrix loads and stores follow the
   // robust buffer access rules even when robust_buffer_access is off.
   bool robust_matrix_access = false;
+  // VK_EXT_cooperative_matrix_maintenance1's features as the application enabled them;
+  // a shader using what a disabled one guards fails to compile, naming the feature.
+  bool matrix_reductions = false;      // cooperativeMatrixReductions
+  bool matrix_conversions = false;     // cooperativeMatrixConversions
+  bool matrix_per_element = false;     // cooperativeMatrixPerElementOperations
+  bool matrix_get_coordinate = false;  // cooperativeMatrixGetCoordinate
 };
 
 struct CompiledShader {

@@ -1,0 +1,383 @@
+// VK_EXT_cooperative_matrix_maintenance1 through the loader: the extension and its five
+// features, vkGetPhysicalDeviceCooperativeMatrixProperties2EXT against the KHR list and
+// the rules of the seed texts, and the shader side for every accumulator component type
+// and shape the device lists, at every subgroup size it allows: Row (add), Column (max),
+// Row|Column (min) and 2x2 (a user function that branches) reductions, a per-element
+// callback with coordinates, an extra scalar, a second matrix, a branch and a nested call,
+// OpCooperativeMatrixGetCoordinateEXT for every component index, and use conversions with
+// and without transpose and with a component-type change. Each is checked against a
+// scalar reference computed here; inputs are small integers, so float results are exact
+// and integer results wrap exactly as the component type does (compared bit for bit).
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compute_job.h"
+#include "coopmat_test_env.h"
+#include "matrix_reference.h"
+#include "vk_test_env.h"
+
+using namespace coopvk::test;
+
+namespace {
+
+// The accumulator types the m1_* shaders exist for (m1_variants.cmake), and the type each
+// one's use-changing value conversion goes to.
+struct M1Type {
+  VkComponentTypeKHR t;
+  NumberFormat f;
+  const char* tag;
+  NumberFormat u;
+};
+const M1Type kTypes[] = {
+    {VK_COMPONENT_TYPE_FLOAT32_KHR, NumberFormat::F32, "f32", NumberFormat::F16},
+    {VK_COMPONENT_TYPE_FLOAT16_KHR, NumberFormat::F16, "f16", NumberFormat::F32},
+    {VK_COMPONENT_TYPE_SINT32_KHR, NumberFormat::I32, "s32", NumberFormat::I8},
+    {VK_COMPONENT_TYPE_UINT32_KHR, NumberFormat::U32, "u32", NumberFormat::U8},
+    {VK_COMPONENT_TYPE_SINT16_KHR, NumberFormat::I16, "s16", NumberFormat::I32},
+    {VK_COMPONENT_TYPE_UINT16_KHR, NumberFormat::U16, "u16", NumberFormat::U32},
+    {VK_COMPONENT_TYPE_SINT8_KHR, NumberFormat::I8, "s8", NumberFormat::I32},
+    {VK_COMPONENT_TYPE_UINT8_KHR, NumberFormat::U8, "u8", NumberFormat::U32},
+};
+VkComponentTypeKHR component_of(NumberFormat f) {
+  for (const M1Type& t : kTypes)
+    if (t.f == f) return t.t;
+  return VK_COMPONENT_TYPE_MAX_ENUM_KHR;
+}
+
+// Which (rows, cols) shapes the device's entries give a type in a use.
+enum class Use { A, B, Acc };
+std::set<std::pair<uint32_t, uint32_t>> shapes(const std::vector<VkCooperativeMatrixPropertiesKHR>& props,
+                                               VkComponentTypeKHR t, Use use) {
+  std::set<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& p : props) {
+    if (use == Use::A && p.AType == t) out.insert({p.MSize, p.KSize});
+    if (use == Use::B && p.BType == t) out.insert({p.KSize, p.NSize});
+    if (use == Use::Acc && (p.CType == t || p.ResultType == t)) out.insert({p.MSize, p.NSize});
+  }
+  return out;
+}
+
+// The value a T-typed operation gives for the exact result v: integers wrap at T's width.
+double as_type(NumberFormat f, double v) { return decode(f, encode(f, v)); }
+
+constexpr uint32_t kSubgroups = 2, kGroups = 2, kTiles = kSubgroups * kGroups;
+
+ComputeJob m1_job(const std::string& name, uint32_t sg, std::vector<std::pair<uint32_t, std::vector<uint8_t>>> specs) {
+  ComputeJob job;
+  job.spirv = shader(name);
+  specs.insert(specs.begin(), spec(0, kSubgroups * sg));
+  job.specialization = specs;
+  job.required_subgroup_size = sg;
+  job.full_subgroups = true;
+  job.groups[0] = kGroups;
+  return job;
+}
+
+// m1_ops: reductions, per-element, coordinates, on tiles of M x N.
+void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg) {
+  INFO(ty.tag << " " << M << "x" << N << " at subgroup size " << sg);
+  const NumberFormat f = ty.f;
+  const uint32_t tile = M * N;
+  std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(X.size()),
+      O(kTiles * tile * 4 * coopvk::kernels::format_size(f), 0xCD), Coord(kTiles * tile * 16 + 64, 0xEE);
+  std::mt19937 rng(M * 7 + N * 3 + sg);
+  bool is_unsigned = is_int_format(f) && !is_signed_format(f);
+  std::uniform_int_distribution<int> dist(is_unsigned ? 0 : -4, 4);
+  std::vector<double> x(kTiles * tile), y(kTiles * tile);
+  for (size_t i = 0; i < x.size(); ++i) {
+    put(X, i, f, x[i] = dist(rng));
+    put(Y, i, f, y[i] = dist(rng));
+  }
+  ComputeJob job = m1_job(std::string("m1_ops_") + ty.tag, sg, {spec(1, M), spec(2, N)});
+  job.buffers = {&X, &Y, &O, &Coord};
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    auto at = [&](const std::vector<double>& v, uint32_t r, uint32_t c) { return v[t * tile + r * N + c]; };
+    double all_min = at(x, 0, 0);
+    std::vector<double> row_sum(M, 0.0), col_max(N, at(x, 0, 0));
+    for (uint32_t r = 0; r < M; ++r)
+      for (uint32_t c = 0; c < N; ++c) {
+        row_sum[r] += at(x, r, c);
+        if (r == 0) col_max[c] = at(x, r, c);
+        col_max[c] = std::max(col_max[c], at(x, r, c));
+        all_min = std::min(all_min, at(x, r, c));
+      }
+    const size_t base = size_t(t) * tile * 4;
+    for (uint32_t r = 0; r < M; ++r)
+      for (uint32_t c = 0; c < N; ++c) {
+        INFO("tile " << t << " (" << r << ", " << c << ")");
+        const size_t e = r * N + c;
+        CHECK(get_bits(O, base + e, f) == encode(f, as_type(f, row_sum[r])));
+        CHECK(get_bits(O, base + tile + e, f) == encode(f, col_max[c]));
+        CHECK(get_bits(O, base + 2 * tile + e, f) == encode(f, all_min));
+        // per_element(r, c, v, k = 3, w): even r + c: 2v + w - c, odd: 3v - w + r (in T).
+        double v = at(x, r, c), w = at(y, r, c);
+        double want = (r + c) % 2 == 0 ? 2 * v + w - double(c) : 3 * v - w + double(r);
+        CHECK(get_bits(O, base + 3 * tile + e, f) == encode(f, as_type(f, want)));
+      }
+  }
+  // Coordinates: every (lane, component) of every tile names an element holding the
+  // component's value, and together they name each element exactly once.
+  const uint32_t len = tile / sg;
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    std::vector<int> seen(tile, 0);
+    for (uint32_t i = 0; i < len; ++i)
+      for (uint32_t l = 0; l < sg; ++l) {
+        uint32_t q[4];
+        std::memcpy(q, Coord.data() + ((size_t(t) * len + i) * sg + l) * 16, 16);
+        INFO("tile " << t << " component " << i << " lane " << l << ": (" << q[0] << ", " << q[1] << ")");
+        REQUIRE(q[3] == len);
+        REQUIRE(q[0] < M);
+        REQUIRE(q[1] < N);
+        ++seen[q[0] * N + q[1]];
+        CHECK(uint64_t(q[2]) == (encode(f, x[t * tile + q[0] * N + q[1]]) & 0xFFFFFFFFu));
+      }
+    for (uint32_t e = 0; e < tile; ++e) CHECK(seen[e] == 1);
+  }
+}
+
+// m1_quad: 2x2 reduction of M x N to (M/2) x (N/2) with `larger`.
+void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg) {
+  INFO(ty.tag << " 2x2 of " << M << "x" << N << " at subgroup size " << sg);
+  const NumberFormat f = ty.f;
+  const uint32_t tile = M * N, half = tile / 4;
+  std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(16),
+      O(kTiles * half * coopvk::kernels::format_size(f), 0xCD), C(16);
+  std::mt19937 rng(M + N + sg);
+  std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -9, 9);
+  std::vector<double> x(kTiles * tile);
+  for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = dist(rng));
+  ComputeJob job = m1_job(std::string("m1_quad_") + ty.tag, sg, {spec(1, M), spec(2, N)});
+  job.buffers = {&X, &Y, &O, &C};
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t t = 0; t < kTiles; ++t)
+    for (uint32_t r = 0; r < M / 2; ++r)
+      for (uint32_t c = 0; c < N / 2; ++c) {
+        auto v = [&](uint32_t i, uint32_t j) { return x[t * tile + i * N + j]; };
+        double want = std::max({v(2 * r, 2 * c), v(2 * r + 1, 2 * c), v(2 * r, 2 * c + 1), v(2 * r + 1, 2 * c + 1)});
+        INFO("tile " << t << " (" << r << ", " << c << ")");
+        CHECK(get_bits(O, t * half + r * (N / 2) + c, f) == encode(f, want));
+      }
+}
+
+// m1_convert: S x S accumulator -> transposed A, B, back to an accumulator, and to U as A.
+void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg) {
+  INFO(ty.tag << " conversions at " << S << "x" << S << ", subgroup size " << sg);
+  const NumberFormat f = ty.f, u = ty.u;
+  const uint32_t tile = S * S;
+  std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(16),
+      O(kTiles * tile * 3 * coopvk::kernels::format_size(f), 0xCD), U(kTiles * tile * coopvk::kernels::format_size(u), 0xCD);
+  std::mt19937 rng(S * 5 + sg);
+  std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -100, 100);
+  std::vector<double> x(kTiles * tile);
+  for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = dist(rng));
+  ComputeJob job = m1_job(std::string("m1_convert_") + ty.tag, sg, {spec(1, S)});
+  job.buffers = {&X, &Y, &O, &U};
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t t = 0; t < kTiles; ++t)
+    for (uint32_t r = 0; r < S; ++r)
+      for (uint32_t c = 0; c < S; ++c) {
+        INFO("tile " << t << " (" << r << ", " << c << ")");
+        const size_t base = size_t(t) * tile * 3;
+        double v = x[t * tile + r * S + c];
+        CHECK(get_bits(O, base + c * S + r, f) == encode(f, v));             // transposed: (r, c) -> (c, r)
+        CHECK(get_bits(O, base + tile + r * S + c, f) == encode(f, v));      // as B
+        // Back from the transposed A: acc transposed, stored column-major: x's layout again.
+        CHECK(get_bits(O, base + 2 * tile + r * S + c, f) == encode(f, v));
+        // To U: integers truncate to U's width (OpSConvert / OpUConvert), floats round.
+        CHECK(get_bits(U, t * tile + r * S + c, u) == encode(u, v));
+      }
+}
+
+std::vector<uint32_t> subgroup_size_list(VkPhysicalDevice pd) {
+  auto sc = subgroup_sizes(pd);
+  std::vector<uint32_t> out;
+  for (uint32_t s = sc.minSubgroupSize; s <= sc.maxSubgroupSize; s *= 2) out.push_back(s);
+  return out;
+}
+
+using Combo = std::tuple<uint32_t, uint32_t, uint32_t, VkComponentTypeKHR, VkComponentTypeKHR, VkComponentTypeKHR,
+                         VkComponentTypeKHR>;
+
+PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT properties2(const Instance& inst) {
+  auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixProperties2EXT>(
+      vkGetInstanceProcAddr(inst.instance, "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT"));
+  REQUIRE(fn);
+  return fn;
+}
+
+VkPhysicalDeviceCooperativeMatrixInfo2EXT info2(VkScopeKHR scope, uint32_t subgroup_size, VkCooperativeMatrixFlagsEXT flags) {
+  VkPhysicalDeviceCooperativeMatrixInfo2EXT i{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_INFO_2_EXT};
+  i.scope = scope;
+  i.subgroupSize = subgroup_size;
+  i.flags = flags;
+  return i;
+}
+
+std::multiset<Combo> query2(const Instance& inst, const VkPhysicalDeviceCooperativeMatrixInfo2EXT& i) {
+  auto fn = properties2(inst);
+  uint32_t n = 0;
+  REQUIRE(fn(inst.physical, &i, &n, nullptr) == VK_SUCCESS);
+  std::vector<VkCooperativeMatrixProperties2EXT> p(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT});
+  REQUIRE(fn(inst.physical, &i, &n, p.data()) == VK_SUCCESS);
+  REQUIRE(n == p.size());
+  std::multiset<Combo> out;
+  for (const auto& e : p) {
+    CHECK(e.sType == VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT);
+    out.insert({e.MGranularity, e.NGranularity, e.KGranularity, e.AType, e.BType, e.CType, e.ResultType});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("VK_EXT_cooperative_matrix_maintenance1 is advertised with all five features, and a device enables them") {
+  Instance inst;
+  uint32_t count = 0;
+  REQUIRE(vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &count, nullptr) == VK_SUCCESS);
+  std::vector<VkExtensionProperties> exts(count);
+  REQUIRE(vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &count, exts.data()) == VK_SUCCESS);
+  CHECK(std::count_if(exts.begin(), exts.end(), [](const VkExtensionProperties& e) {
+          return std::string(e.extensionName) == VK_EXT_COOPERATIVE_MATRIX_MAINTENANCE_1_EXTENSION_NAME;
+        }) == 1);
+  VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT m1{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &m1};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &f2);
+  CHECK(m1.cooperativeMatrixProperties2 == VK_TRUE);
+  CHECK(m1.cooperativeMatrixReductions == VK_TRUE);
+  CHECK(m1.cooperativeMatrixConversions == VK_TRUE);
+  CHECK(m1.cooperativeMatrixPerElementOperations == VK_TRUE);
+  CHECK(m1.cooperativeMatrixGetCoordinate == VK_TRUE);
+  // VK_NV_cooperative_matrix2 shares these member names and is not implemented.
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  f2.pNext = &nv2;
+  vkGetPhysicalDeviceFeatures2(inst.physical, &f2);
+  CHECK(nv2.cooperativeMatrixReductions == VK_FALSE);
+  CHECK(nv2.cooperativeMatrixConversions == VK_FALSE);
+  CHECK(nv2.cooperativeMatrixPerElementOperations == VK_FALSE);
+  MatrixDevice md(false, true);
+  Device dev(md.opts);
+  CHECK(dev.device != VK_NULL_HANDLE);
+}
+
+TEST_CASE("vkGetPhysicalDeviceCooperativeMatrixProperties2EXT through the loader follows the seed rules") {
+  Instance inst;
+  const auto khr = matrix_properties(inst);
+  std::multiset<Combo> plain, saturating;
+  for (const auto& p : khr) {
+    REQUIRE(p.scope == VK_SCOPE_SUBGROUP_KHR);
+    (p.saturatingAccumulation ? saturating : plain)
+        .insert({p.MSize, p.NSize, p.KSize, p.AType, p.BType, p.CType, p.ResultType});
+  }
+  REQUIRE(!plain.empty());
+  REQUIRE(!saturating.empty());
+  // subgroupSize 0 (a varying size) and every size the device allows: the same entries,
+  // each KHR entry once, split by the saturating flag.
+  CHECK(query2(inst, info2(VK_SCOPE_SUBGROUP_KHR, 0, 0)) == plain);
+  CHECK(query2(inst, info2(VK_SCOPE_SUBGROUP_KHR, 0, VK_COOPERATIVE_MATRIX_SATURATING_ACCUMULATION_BIT_EXT)) == saturating);
+  for (uint32_t s : subgroup_size_list(inst.physical)) {
+    INFO("subgroup size " << s);
+    CHECK(query2(inst, info2(VK_SCOPE_SUBGROUP_KHR, s, 0)) == plain);
+    CHECK(query2(inst, info2(VK_SCOPE_SUBGROUP_KHR, s, VK_COOPERATIVE_MATRIX_SATURATING_ACCUMULATION_BIT_EXT)) ==
+          saturating);
+  }
+  auto fn = properties2(inst);
+  const auto i = info2(VK_SCOPE_SUBGROUP_KHR, 0, 0);
+  const uint32_t total = uint32_t(plain.size());
+  // The two-call idiom with arrays too short by one and by all: VK_INCOMPLETE, exactly
+  // that many written, in the full answer's order, nothing past them.
+  std::vector<VkCooperativeMatrixProperties2EXT> full(total, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT});
+  uint32_t n = total;
+  REQUIRE(fn(inst.physical, &i, &n, full.data()) == VK_SUCCESS);
+  for (uint32_t room : {total - 1, 0u}) {
+    INFO("room for " << room);
+    VkCooperativeMatrixProperties2EXT sentinel;
+    std::memset(static_cast<void*>(&sentinel), 0x5A, sizeof(sentinel));
+    std::vector<VkCooperativeMatrixProperties2EXT> out(total + 1, sentinel);
+    for (uint32_t k = 0; k < room; ++k) out[k] = {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT};
+    n = room;
+    CHECK(fn(inst.physical, &i, &n, out.data()) == VK_INCOMPLETE);
+    CHECK(n == room);
+    for (uint32_t k = 0; k < room; ++k) CHECK(out[k].AType == full[k].AType);
+    for (uint32_t k = room; k <= total; ++k) CHECK(std::memcmp(&out[k], &sentinel, sizeof(sentinel)) == 0);
+  }
+  // An invalid scope, and workgroup scope without cooperativeMatrixWorkgroupScope: an
+  // error, a zero count, nothing written.
+  for (VkScopeKHR bad : {VK_SCOPE_DEVICE_KHR, VK_SCOPE_WORKGROUP_KHR}) {
+    INFO("scope " << bad);
+    auto b = info2(bad, 0, 0);
+    b.invocations = bad == VK_SCOPE_WORKGROUP_KHR ? 64 : 0;
+    VkCooperativeMatrixProperties2EXT sentinel;
+    std::memset(static_cast<void*>(&sentinel), 0x5A, sizeof(sentinel));
+    std::vector<VkCooperativeMatrixProperties2EXT> out(4, sentinel);
+    n = 4;
+    CHECK(fn(inst.physical, &b, &n, out.data()) < 0);
+    CHECK(n == 0);
+    for (const auto& o : out) CHECK(std::memcmp(&o, &sentinel, sizeof(sentinel)) == 0);
+  }
+}
+
+TEST_CASE("reductions, per-element operations and coordinates on every accumulator type and shape, at every subgroup size") {
+  MatrixDevice md(false, true);
+  Device dev(md.opts);
+  const auto props = matrix_properties(dev.inst);
+  const auto sizes = subgroup_size_list(dev.inst.physical);
+  int ops_runs = 0, quad_runs = 0;
+  for (const M1Type& ty : kTypes) {
+    auto acc = shapes(props, ty.t, Use::Acc);
+    CHECK(acc.count({16, 16}) == 1);  // every type has a 16x16 accumulator (cooperative_caps.cpp)
+    for (auto [m, n] : acc)
+      for (uint32_t sg : sizes) {
+        check_ops(dev, ty, m, n, sg);
+        ++ops_runs;
+        // A 2x2 reduction needs the half-size accumulator type too.
+        if (m % 2 == 0 && n % 2 == 0 && acc.count({m / 2, n / 2})) {
+          check_quad(dev, ty, m, n, sg);
+          ++quad_runs;
+        }
+      }
+  }
+  CHECK(ops_runs >= int(std::size(kTypes) * sizes.size()));
+  CHECK(quad_runs > 0);
+}
+
+TEST_CASE("use conversions with and without transpose, and with a component-type change") {
+  MatrixDevice md(false, true);
+  Device dev(md.opts);
+  const auto props = matrix_properties(dev.inst);
+  const auto sizes = subgroup_size_list(dev.inst.physical);
+  int runs = 0;
+  for (const M1Type& ty : kTypes) {
+    auto acc = shapes(props, ty.t, Use::Acc), a = shapes(props, ty.t, Use::A), b = shapes(props, ty.t, Use::B),
+         ua = shapes(props, component_of(ty.u), Use::A);
+    for (uint32_t s : {8u, 16u}) {
+      std::pair<uint32_t, uint32_t> sq{s, s};
+      if (!acc.count(sq) || !a.count(sq) || !b.count(sq) || !ua.count(sq)) continue;
+      for (uint32_t sg : sizes) {
+        check_convert(dev, ty, s, sg);
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs >= int(std::size(kTypes) * sizes.size()));
+}
+
+TEST_CASE("maintenance1 operations without their features fail pipeline creation, naming the feature") {
+  MatrixDevice md;  // cooperative matrices on, maintenance1 features off
+  Device dev(md.opts);
+  for (const char* name : {"m1_ops_f32", "m1_quad_f32", "m1_convert_f32"}) {
+    INFO(name);
+    std::vector<uint8_t> X(4096 * 4), Y(4096 * 4), O(4096 * 16), C(4096 * 16);
+    ComputeJob job = m1_job(name, 8, {spec(1, 16), spec(2, 16)});
+    job.buffers = {&X, &Y, &O, &C};
+    CHECK(run_compute_job(dev, job) != VK_SUCCESS);
+  }
+}

@@ -1,0 +1,31 @@
+// Use conversions (VK_EXT_cooperative_matrix_maintenance1) of an S x S accumulator of
+// component type T: transposed to A, as is to B (OpCooperativeMatrixConvertUseEXT), back
+// from A to an accumulator, and with a component-type change to U as A (a value
+// conversion that also changes the use). test_matrix_maintenance1.cpp checks each.
+#pragma use_vulkan_memory_model
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_EXT_cooperative_matrix_maintenance1 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint S = 16;
+layout(set = 0, binding = 0) readonly buffer BX { T x[]; };
+layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };   // 3 results per tile
+layout(set = 0, binding = 3) writeonly buffer BU { U u[]; };   // 1 result per tile
+
+void main() {
+  uint t = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
+  uint tile = S * S;
+  coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseAccumulator> acc;
+  coopMatLoad(acc, x, t * tile, S, gl_CooperativeMatrixLayoutRowMajor);
+  coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseA> at;
+  coopMatTransposeEXT(at, acc);
+  coopMatStore(at, o, t * tile * 3, S, gl_CooperativeMatrixLayoutRowMajor);
+  coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseB> b = coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseB>(acc);
+  coopMatStore(b, o, t * tile * 3 + tile, S, gl_CooperativeMatrixLayoutRowMajor);
+  coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseAccumulator> back = coopmat<T, gl_ScopeSubgroup, S, S, gl_MatrixUseAccumulator>(at);
+  coopMatStore(back, o, t * tile * 3 + 2 * tile, S, gl_CooperativeMatrixLayoutColumnMajor);  // = acc
+  coopmat<U, gl_ScopeSubgroup, S, S, gl_MatrixUseA> ua = coopmat<U, gl_ScopeSubgroup, S, S, gl_MatrixUseA>(acc);
+  coopMatStore(ua, u, t * tile, S, gl_CooperativeMatrixLayoutRowMajor);
+}
