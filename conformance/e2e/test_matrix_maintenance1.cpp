@@ -7,7 +7,8 @@
 // OpCooperativeMatrixGetCoordinateEXT for every component index, and use conversions with
 // and without transpose and with a component-type change. Each is checked against a
 // scalar reference computed here; inputs are small integers, so float results are exact
-// and integer results wrap exactly as the component type does (compared bit for bit).
+// (or rounded once, as the reference rounds them) and integer results wrap exactly as the
+// component type does (compared bit for bit).
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
@@ -44,7 +45,11 @@ const M1Type kTypes[] = {
     {VK_COMPONENT_TYPE_UINT16_KHR, NumberFormat::U16, "u16", NumberFormat::U32},
     {VK_COMPONENT_TYPE_SINT8_KHR, NumberFormat::I8, "s8", NumberFormat::I32},
     {VK_COMPONENT_TYPE_UINT8_KHR, NumberFormat::U8, "u8", NumberFormat::U32},
+    {VK_COMPONENT_TYPE_BFLOAT16_KHR, NumberFormat::BF16, "bf16", NumberFormat::F32},
+    {VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT, NumberFormat::E4M3, "e4m3", NumberFormat::F32},
+    {VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT, NumberFormat::E5M2, "e5m2", NumberFormat::F32},
 };
+bool is_float8(NumberFormat f) { return f == NumberFormat::E4M3 || f == NumberFormat::E5M2; }
 VkComponentTypeKHR component_of(NumberFormat f) {
   for (const M1Type& t : kTypes)
     if (t.f == f) return t.t;
@@ -64,8 +69,27 @@ std::set<std::pair<uint32_t, uint32_t>> shapes(const std::vector<VkCooperativeMa
   return out;
 }
 
-// The value a T-typed operation gives for the exact result v: integers wrap at T's width.
+// The value a T-typed operation gives for the exact result v: integers wrap at T's width,
+// floats round to nearest even.
 double as_type(NumberFormat f, double v) { return decode(f, encode(f, v)); }
+
+// Inputs for a reduction test: small integers, so every combination order gives the same
+// exact result. Float8 holds few integers (E5M2 not 9), and a Row|Column sum adds the
+// whole tile, so there a tile has at most 8 nonzero elements, each +-1: every partial sum
+// of any order is an integer of magnitude <= 8, exact in both.
+void reduction_inputs(NumberFormat f, std::mt19937& rng, uint32_t tiles, uint32_t tile, std::vector<uint8_t>& buf,
+                      std::vector<double>& v) {
+  v.assign(size_t(tiles) * tile, 0.0);
+  if (is_float8(f)) {
+    std::uniform_int_distribution<uint32_t> pos(0, tile - 1);
+    for (uint32_t t = 0; t < tiles; ++t)
+      for (int k = 0; k < 8; ++k) v[t * tile + pos(rng)] = rng() % 2 ? 1.0 : -1.0;
+  } else {
+    std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -4, 4);
+    for (double& x : v) x = dist(rng);
+  }
+  for (size_t i = 0; i < v.size(); ++i) put(buf, i, f, v[i]);
+}
 
 constexpr uint32_t kSubgroups = 2, kGroups = 2, kTiles = kSubgroups * kGroups;
 
@@ -86,41 +110,53 @@ void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t s
   const NumberFormat f = ty.f;
   const uint32_t tile = M * N;
   std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(X.size()),
-      O(kTiles * tile * 4 * coopvk::kernels::format_size(f), 0xCD), Coord(kTiles * tile * 16 + 64, 0xEE);
+      O(kTiles * tile * 13 * coopvk::kernels::format_size(f), 0xCD), Coord(kTiles * tile * 16 + 64, 0xEE);
   std::mt19937 rng(M * 7 + N * 3 + sg);
-  bool is_unsigned = is_int_format(f) && !is_signed_format(f);
-  std::uniform_int_distribution<int> dist(is_unsigned ? 0 : -4, 4);
-  std::vector<double> x(kTiles * tile), y(kTiles * tile);
-  for (size_t i = 0; i < x.size(); ++i) {
-    put(X, i, f, x[i] = dist(rng));
-    put(Y, i, f, y[i] = dist(rng));
-  }
+  std::vector<double> x, y;
+  reduction_inputs(f, rng, kTiles, tile, X, x);
+  reduction_inputs(f, rng, kTiles, tile, Y, y);
   ComputeJob job = m1_job(std::string("m1_ops_") + ty.tag, sg, {spec(1, M), spec(2, N)});
   job.buffers = {&X, &Y, &O, &Coord};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
   for (uint32_t t = 0; t < kTiles; ++t) {
     auto at = [&](const std::vector<double>& v, uint32_t r, uint32_t c) { return v[t * tile + r * N + c]; };
-    double all_min = at(x, 0, 0);
-    std::vector<double> row_sum(M, 0.0), col_max(N, at(x, 0, 0));
+    // Per line (row, column, whole tile): sum, min, max; `larger` is max again.
+    struct Acc {
+      double sum = 0, lo = 0, hi = 0;
+      bool any = false;
+      void add(double v) {
+        sum += v;
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+    };
+    std::vector<Acc> rows(M), cols(N);
+    Acc all;
     for (uint32_t r = 0; r < M; ++r)
       for (uint32_t c = 0; c < N; ++c) {
-        row_sum[r] += at(x, r, c);
-        if (r == 0) col_max[c] = at(x, r, c);
-        col_max[c] = std::max(col_max[c], at(x, r, c));
-        all_min = std::min(all_min, at(x, r, c));
+        rows[r].add(at(x, r, c));
+        cols[c].add(at(x, r, c));
+        all.add(at(x, r, c));
       }
-    const size_t base = size_t(t) * tile * 4;
+    const size_t base = size_t(t) * tile * 13;
     for (uint32_t r = 0; r < M; ++r)
       for (uint32_t c = 0; c < N; ++c) {
         INFO("tile " << t << " (" << r << ", " << c << ")");
         const size_t e = r * N + c;
-        CHECK(get_bits(O, base + e, f) == encode(f, as_type(f, row_sum[r])));
-        CHECK(get_bits(O, base + tile + e, f) == encode(f, col_max[c]));
-        CHECK(get_bits(O, base + 2 * tile + e, f) == encode(f, all_min));
-        // per_element(r, c, v, k = 3, w): even r + c: 2v + w - c, odd: 3v - w + r (in T).
+        const Acc* line[3] = {&rows[r], &cols[c], &all};
+        for (int mode = 0; mode < 3; ++mode) {
+          INFO("mode " << (mode == 0 ? "Row" : mode == 1 ? "Column" : "Row|Column"));
+          CHECK(get_bits(O, base + (4 * mode + 0) * tile + e, f) == encode(f, as_type(f, line[mode]->sum)));
+          CHECK(get_bits(O, base + (4 * mode + 1) * tile + e, f) == encode(f, line[mode]->lo));
+          CHECK(get_bits(O, base + (4 * mode + 2) * tile + e, f) == encode(f, line[mode]->hi));
+          CHECK(get_bits(O, base + (4 * mode + 3) * tile + e, f) == encode(f, line[mode]->hi));
+        }
+        // per_element(r, c, v, k = 3, w): even r + c: 2v + w - T(c), odd: 3v - w + T(r),
+        // computed exactly (in T for integers) and rounded once.
         double v = at(x, r, c), w = at(y, r, c);
-        double want = (r + c) % 2 == 0 ? 2 * v + w - double(c) : 3 * v - w + double(r);
-        CHECK(get_bits(O, base + 3 * tile + e, f) == encode(f, as_type(f, want)));
+        double want = (r + c) % 2 == 0 ? 2 * v + w - as_type(f, double(c)) : 3 * v - w + as_type(f, double(r));
+        CHECK(get_bits(O, base + 12 * tile + e, f) == encode(f, as_type(f, want)));
       }
   }
   // Coordinates: every (lane, component) of every tile names an element holding the
@@ -149,11 +185,10 @@ void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t 
   const NumberFormat f = ty.f;
   const uint32_t tile = M * N, half = tile / 4;
   std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(16),
-      O(kTiles * half * coopvk::kernels::format_size(f), 0xCD), C(16);
+      O(kTiles * half * 4 * coopvk::kernels::format_size(f), 0xCD), C(16);
   std::mt19937 rng(M + N + sg);
-  std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -9, 9);
-  std::vector<double> x(kTiles * tile);
-  for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = dist(rng));
+  std::vector<double> x;
+  reduction_inputs(f, rng, kTiles, tile, X, x);
   ComputeJob job = m1_job(std::string("m1_quad_") + ty.tag, sg, {spec(1, M), spec(2, N)});
   job.buffers = {&X, &Y, &O, &C};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
@@ -161,9 +196,13 @@ void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t 
     for (uint32_t r = 0; r < M / 2; ++r)
       for (uint32_t c = 0; c < N / 2; ++c) {
         auto v = [&](uint32_t i, uint32_t j) { return x[t * tile + i * N + j]; };
-        double want = std::max({v(2 * r, 2 * c), v(2 * r + 1, 2 * c), v(2 * r, 2 * c + 1), v(2 * r + 1, 2 * c + 1)});
+        const double q[4] = {v(2 * r, 2 * c), v(2 * r + 1, 2 * c), v(2 * r, 2 * c + 1), v(2 * r + 1, 2 * c + 1)};
         INFO("tile " << t << " (" << r << ", " << c << ")");
-        CHECK(get_bits(O, t * half + r * (N / 2) + c, f) == encode(f, want));
+        const size_t at = size_t(t) * half * 4 + r * (N / 2) + c;
+        CHECK(get_bits(O, at, f) == encode(f, as_type(f, q[0] + q[1] + q[2] + q[3])));
+        CHECK(get_bits(O, at + half, f) == encode(f, std::min({q[0], q[1], q[2], q[3]})));
+        CHECK(get_bits(O, at + 2 * half, f) == encode(f, std::max({q[0], q[1], q[2], q[3]})));
+        CHECK(get_bits(O, at + 3 * half, f) == encode(f, std::max({q[0], q[1], q[2], q[3]})));
       }
 }
 
@@ -177,7 +216,7 @@ void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg) {
   std::mt19937 rng(S * 5 + sg);
   std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -100, 100);
   std::vector<double> x(kTiles * tile);
-  for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = dist(rng));
+  for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = as_type(f, dist(rng)));  // what X holds
   ComputeJob job = m1_job(std::string("m1_convert_") + ty.tag, sg, {spec(1, S)});
   job.buffers = {&X, &Y, &O, &U};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);

@@ -1,9 +1,11 @@
 // VK_EXT_cooperative_matrix_maintenance1 on accumulator matrices of component type T
 // (from the including file), M x N from specialization constants (a property entry's
-// accumulator shape): reductions (Row with add, Column with max, Row|Column with min),
-// a per-element callback with coordinates, extra operands, a branch and a nested call,
-// and the coordinate of every component. test_matrix_maintenance1.cpp checks each
-// against a scalar reference. Each subgroup works on tile t of x.
+// accumulator shape): each reduction mode (Row, Column, Row|Column) with add, min, max
+// and a user function that branches, a per-element callback with coordinates, extra
+// operands, a branch and a nested call, and the coordinate of every component.
+// test_matrix_maintenance1.cpp checks each against a scalar reference. Each subgroup
+// works on tile t of x. A(v) is v as a type arithmetic applies to and R(v) back to T
+// (float for bfloat16 and float8, which have no arithmetic of their own).
 #pragma use_vulkan_memory_model
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_EXT_cooperative_matrix_maintenance1 : require
@@ -15,18 +17,25 @@ layout(constant_id = 1) const uint M = 16;
 layout(constant_id = 2) const uint N = 16;
 layout(set = 0, binding = 0) readonly buffer BX { T x[]; };
 layout(set = 0, binding = 1) readonly buffer BY { T y[]; };
-layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };      // 4 results per tile
+layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };      // 13 results per tile
 layout(set = 0, binding = 3) writeonly buffer BC { uvec4 coord[]; };  // (row, col, value bits, length)
 #define MAT coopmat<T, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator>
 
-T add(const in T a, const in T b) { return a + b; }
-T maximum(const in T a, const in T b) { return max(a, b); }
-T minimum(const in T a, const in T b) { return a < b ? a : b; }
-T twice(const in T v) { return v + v; }
+T add(const in T a, const in T b) { return R(A(a) + A(b)); }
+T maximum(const in T a, const in T b) { return R(max(A(a), A(b))); }
+T minimum(const in T a, const in T b) { return A(a) < A(b) ? a : b; }
+// A user function: the larger, through a branch and a nested call.
+bool above(const in T a, const in T b) { return A(a) > A(b); }
+T larger(const in T a, const in T b) {
+  T r = b;
+  if (above(a, b)) r = a;
+  return r;
+}
+T twice(const in T v) { return R(A(v) + A(v)); }
 // row, column, element, then an extra scalar and the element of a second matrix.
 T per_element(const in uint r, const in uint c, const in T v, const in T k, const in T w) {
-  if (((r + c) & 1u) == 0u) return twice(v) + w - T(int(c));
-  return v * k - w + T(int(r));
+  if (((r + c) & 1u) == 0u) return R(A(twice(v)) + A(w) - A(T(int(c))));
+  return R(A(v) * A(k) - A(w) + A(T(int(r))));
 }
 
 void main() {
@@ -35,15 +44,25 @@ void main() {
   MAT a, b, r;
   coopMatLoad(a, x, t * tile, N, gl_CooperativeMatrixLayoutRowMajor);
   coopMatLoad(b, y, t * tile, N, gl_CooperativeMatrixLayoutRowMajor);
-  uint base = t * tile * 4;
-  coopMatReduceEXT(r, a, gl_CooperativeMatrixReduceRowEXT, add);
-  coopMatStore(r, o, base, N, gl_CooperativeMatrixLayoutRowMajor);
-  coopMatReduceEXT(r, a, gl_CooperativeMatrixReduceColumnEXT, maximum);
-  coopMatStore(r, o, base + tile, N, gl_CooperativeMatrixLayoutRowMajor);
-  coopMatReduceEXT(r, a, gl_CooperativeMatrixReduceRowAndColumnEXT, minimum);
-  coopMatStore(r, o, base + 2 * tile, N, gl_CooperativeMatrixLayoutRowMajor);
+  uint base = t * tile * 13;
+  // Region 4 * mode + function: modes Row, Column, Row|Column; add, min, max, larger.
+#define REDUCE(mode, fn, region) \
+  coopMatReduceEXT(r, a, mode, fn); \
+  coopMatStore(r, o, base + (region) * tile, N, gl_CooperativeMatrixLayoutRowMajor)
+  REDUCE(gl_CooperativeMatrixReduceRowEXT, add, 0);
+  REDUCE(gl_CooperativeMatrixReduceRowEXT, minimum, 1);
+  REDUCE(gl_CooperativeMatrixReduceRowEXT, maximum, 2);
+  REDUCE(gl_CooperativeMatrixReduceRowEXT, larger, 3);
+  REDUCE(gl_CooperativeMatrixReduceColumnEXT, add, 4);
+  REDUCE(gl_CooperativeMatrixReduceColumnEXT, minimum, 5);
+  REDUCE(gl_CooperativeMatrixReduceColumnEXT, maximum, 6);
+  REDUCE(gl_CooperativeMatrixReduceColumnEXT, larger, 7);
+  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, add, 8);
+  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, minimum, 9);
+  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, maximum, 10);
+  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, larger, 11);
   coopMatPerElementEXT(r, a, per_element, T(3), b);
-  coopMatStore(r, o, base + 3 * tile, N, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatStore(r, o, base + 12 * tile, N, gl_CooperativeMatrixLayoutRowMajor);
   // Every component's coordinate, with the component's value to check it against.
   uint len = a.length();
   for (uint i = 0; i < len; ++i) {

@@ -1,7 +1,7 @@
-// A 2x2 reduction (VK_EXT_cooperative_matrix_maintenance1) of an M x N accumulator matrix
-// of component type T to (M/2) x (N/2), with a user combine function that branches
-// (the larger of the two, plus nothing: a max written as control flow).
-// test_matrix_maintenance1.cpp checks it against a scalar reference.
+// 2x2 reductions (VK_EXT_cooperative_matrix_maintenance1) of an M x N accumulator matrix
+// of component type T to (M/2) x (N/2), with add, min, max and a user combine function
+// that branches. test_matrix_maintenance1.cpp checks them against a scalar reference.
+// A(v) / R(v): as in m1_ops_body.glsl.
 #pragma use_vulkan_memory_model
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_EXT_cooperative_matrix_maintenance1 : require
@@ -13,11 +13,14 @@ layout(constant_id = 1) const uint M = 16;
 layout(constant_id = 2) const uint N = 16;
 const uint MH = M / 2, NH = N / 2;
 layout(set = 0, binding = 0) readonly buffer BX { T x[]; };
-layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };
+layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };  // 4 results per tile
 
+T add(const in T a, const in T b) { return R(A(a) + A(b)); }
+T minimum(const in T a, const in T b) { return R(min(A(a), A(b))); }
+T maximum(const in T a, const in T b) { return A(a) < A(b) ? b : a; }
 T larger(const in T a, const in T b) {
   T r = b;
-  if (a > b) r = a;
+  if (A(a) > A(b)) r = a;
   return r;
 }
 
@@ -26,6 +29,13 @@ void main() {
   coopmat<T, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator> a;
   coopmat<T, gl_ScopeSubgroup, MH, NH, gl_MatrixUseAccumulator> q;
   coopMatLoad(a, x, t * M * N, N, gl_CooperativeMatrixLayoutRowMajor);
+  uint q_tile = MH * NH, base = t * q_tile * 4;
+  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, add);
+  coopMatStore(q, o, base, NH, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, minimum);
+  coopMatStore(q, o, base + q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, maximum);
+  coopMatStore(q, o, base + 2 * q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
   coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, larger);
-  coopMatStore(q, o, t * MH * NH, NH, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatStore(q, o, base + 3 * q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
 }
