@@ -144,6 +144,24 @@ static std::string optimized_ir(const std::string& spv, const CompileOptions& op
   return ir.substr(at, ir.find("\n}\n", at) - at);
 }
 
+// Runs workgroups [0, groups) of a shader whose binding 0 is `v` and whose push constants
+// start with `push0`, one after the other on this thread.
+static void run_workgroups(const CompiledShader& shader, std::vector<float>& v, uint32_t push0, uint32_t groups) {
+  BufferDescriptor desc{reinterpret_cast<uint8_t*>(v.data()), v.size() * 4};
+  DispatchState ds{};
+  ds.sets[0] = &desc;
+  std::vector<uint8_t> push(kMaxPushConstantBytes, 0);
+  std::memcpy(push.data(), &push0, 4);
+  ds.push_constants = push.data();
+  ds.num_workgroups[0] = groups;
+  ds.num_workgroups[1] = ds.num_workgroups[2] = 1;
+  WorkgroupRunner runner;
+  for (uint32_t g = 0; g < groups; ++g) {
+    uint32_t id[3] = {g, 0, 0};
+    runner.run(shader, ds, id);
+  }
+}
+
 TEST_CASE("a uniform constant-trip-count loop leaves no masked, gathered or per-lane memory operation") {
   CompileOptions opts;
   opts.subgroup_size = 8;
@@ -165,18 +183,7 @@ TEST_CASE("a uniform constant-trip-count loop leaves no masked, gathered or per-
   std::vector<float> expect = v;
   for (float& x : expect)
     for (int k = 0; k < 8; ++k) x = x * 0.5f + float(k);
-  BufferDescriptor desc{reinterpret_cast<uint8_t*>(v.data()), n * 4};
-  DispatchState ds{};
-  ds.sets[0] = &desc;
-  std::vector<uint8_t> push(kMaxPushConstantBytes, 0);
-  ds.push_constants = push.data();
-  ds.num_workgroups[0] = groups;
-  ds.num_workgroups[1] = ds.num_workgroups[2] = 1;
-  WorkgroupRunner runner;
-  for (uint32_t g = 0; g < groups; ++g) {
-    uint32_t id[3] = {g, 0, 0};
-    runner.run(*cr.shader, ds, id);
-  }
+  run_workgroups(*cr.shader, v, 0, groups);
   for (uint32_t i = 0; i < n; ++i) {
     INFO("element " << i);
     REQUIRE(v[i] == expect[i]);
@@ -210,19 +217,7 @@ TEST_CASE("a lane-affine index used in another block stays one vector access") {
       }
       expect[g * 256 + l] = acc;
     }
-  BufferDescriptor desc{reinterpret_cast<uint8_t*>(v.data()), v.size() * 4};
-  DispatchState ds{};
-  ds.sets[0] = &desc;
-  std::vector<uint8_t> push(kMaxPushConstantBytes, 0);
-  std::memcpy(push.data(), &n, 4);
-  ds.push_constants = push.data();
-  ds.num_workgroups[0] = groups;
-  ds.num_workgroups[1] = ds.num_workgroups[2] = 1;
-  WorkgroupRunner runner;
-  for (uint32_t g = 0; g < groups; ++g) {
-    uint32_t id[3] = {g, 0, 0};
-    runner.run(*cr.shader, ds, id);
-  }
+  run_workgroups(*cr.shader, v, n, groups);
   for (uint32_t i = 0; i < v.size(); ++i) {
     INFO("element " << i);
     REQUIRE(v[i] == expect[i]);

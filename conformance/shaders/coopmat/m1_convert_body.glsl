@@ -2,13 +2,7 @@
 // component type T: transposed to A, as is to B (OpCooperativeMatrixConvertUseEXT), back
 // from A to an accumulator, and with a component-type change to U as A (a value
 // conversion that also changes the use). test_matrix_maintenance1.cpp checks each.
-#pragma use_vulkan_memory_model
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_EXT_cooperative_matrix_maintenance1 : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types : require
-layout(local_size_x_id = 0) in;
+#include "m1_common.glsl"
 layout(constant_id = 1) const uint S = 16;
 layout(set = 0, binding = 0) readonly buffer BX { T x[]; };
 layout(set = 0, binding = 2) writeonly buffer BO { T o[]; };   // 3 results per tile

@@ -6,13 +6,7 @@
 // test_matrix_maintenance1.cpp checks each against a scalar reference. Each subgroup
 // works on tile t of x. A(v) is v as a type arithmetic applies to and R(v) back to T
 // (float for bfloat16 and float8, which have no arithmetic of their own).
-#pragma use_vulkan_memory_model
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_EXT_cooperative_matrix_maintenance1 : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types : require
-layout(local_size_x_id = 0) in;
+#include "m1_common.glsl"
 layout(constant_id = 1) const uint M = 16;
 layout(constant_id = 2) const uint N = 16;
 layout(set = 0, binding = 0) readonly buffer BX { T x[]; };

@@ -2,13 +2,7 @@
 // of component type T to (M/2) x (N/2), with add, min, max and a user combine function
 // that branches. test_matrix_maintenance1.cpp checks them against a scalar reference.
 // A(v) / R(v): as in m1_ops_body.glsl.
-#pragma use_vulkan_memory_model
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_EXT_cooperative_matrix_maintenance1 : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types : require
-layout(local_size_x_id = 0) in;
+#include "m1_common.glsl"
 layout(constant_id = 1) const uint M = 16;
 layout(constant_id = 2) const uint N = 16;
 const uint MH = M / 2, NH = N / 2;
