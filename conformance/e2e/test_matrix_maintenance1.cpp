@@ -185,25 +185,29 @@ void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t 
   const NumberFormat f = ty.f;
   const uint32_t tile = M * N, half = tile / 4;
   std::vector<uint8_t> X(kTiles * tile * coopvk::kernels::format_size(f)), Y(16),
-      O(kTiles * half * 4 * coopvk::kernels::format_size(f), 0xCD), C(16);
+      O(kTiles * half * 5 * coopvk::kernels::format_size(f), 0xCD), C(16);
   std::mt19937 rng(M + N + sg);
   std::vector<double> x;
   reduction_inputs(f, rng, kTiles, tile, X, x);
   ComputeJob job = m1_job(std::string("m1_quad_") + ty.tag, sg, {spec(1, M), spec(2, N)});
   job.buffers = {&X, &Y, &O, &C};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
-  for (uint32_t t = 0; t < kTiles; ++t)
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    double sum = 0;
+    for (uint32_t e = 0; e < tile; ++e) sum += x[t * tile + e];
     for (uint32_t r = 0; r < M / 2; ++r)
       for (uint32_t c = 0; c < N / 2; ++c) {
         auto v = [&](uint32_t i, uint32_t j) { return x[t * tile + i * N + j]; };
         const double q[4] = {v(2 * r, 2 * c), v(2 * r + 1, 2 * c), v(2 * r, 2 * c + 1), v(2 * r + 1, 2 * c + 1)};
         INFO("tile " << t << " (" << r << ", " << c << ")");
-        const size_t at = size_t(t) * half * 4 + r * (N / 2) + c;
+        const size_t at = size_t(t) * half * 5 + r * (N / 2) + c;
         CHECK(get_bits(O, at, f) == encode(f, as_type(f, q[0] + q[1] + q[2] + q[3])));
         CHECK(get_bits(O, at + half, f) == encode(f, std::min({q[0], q[1], q[2], q[3]})));
         CHECK(get_bits(O, at + 2 * half, f) == encode(f, std::max({q[0], q[1], q[2], q[3]})));
         CHECK(get_bits(O, at + 3 * half, f) == encode(f, std::max({q[0], q[1], q[2], q[3]})));
+        CHECK(get_bits(O, at + 4 * half, f) == encode(f, as_type(f, sum)));  // Row|Column into the half size
       }
+  }
 }
 
 // m1_convert: S x S accumulator -> transposed A, B, back to an accumulator, and to U as A.
