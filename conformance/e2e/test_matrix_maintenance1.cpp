@@ -352,6 +352,25 @@ TEST_CASE("vkGetPhysicalDeviceCooperativeMatrixProperties2EXT through the loader
     for (uint32_t k = 0; k < room; ++k) CHECK(out[k].AType == full[k].AType);
     for (uint32_t k = room; k <= total; ++k) CHECK(std::memcmp(&out[k], &sentinel, sizeof(sentinel)) == 0);
   }
+  // pNext chains: an unknown structure chained to the info is ignored, and each output
+  // structure's sType and pNext stay as the application set them.
+  {
+    VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT unrelated{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_MAINTENANCE_1_FEATURES_EXT};
+    auto chained = i;
+    chained.pNext = &unrelated;
+    std::vector<VkCooperativeMatrixProperties2EXT> out(total, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT});
+    for (auto& o : out) o.pNext = &unrelated;
+    n = total;
+    REQUIRE(fn(inst.physical, &chained, &n, out.data()) == VK_SUCCESS);
+    REQUIRE(n == total);
+    for (uint32_t k = 0; k < total; ++k) {
+      CHECK(out[k].pNext == &unrelated);
+      CHECK(out[k].sType == VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_2_EXT);
+      CHECK(out[k].AType == full[k].AType);
+      CHECK(out[k].MGranularity == full[k].MGranularity);
+    }
+  }
   // An invalid scope, and workgroup scope without cooperativeMatrixWorkgroupScope: an
   // error, a zero count, nothing written.
   for (VkScopeKHR bad : {VK_SCOPE_DEVICE_KHR, VK_SCOPE_WORKGROUP_KHR}) {
