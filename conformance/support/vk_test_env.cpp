@@ -1,5 +1,7 @@
 #include "vk_test_env.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
 
 namespace coopvk::test {
@@ -24,6 +26,14 @@ Instance::Instance(uint32_t api_version) {
   VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ci.pApplicationInfo = &app;
   VK_CHECK(vkCreateInstance(&ci, nullptr, &instance));
+#if defined(__SANITIZE_ADDRESS__)
+  // Keep the driver mapped once the loader has opened it. The loader dlcloses it at
+  // vkDestroyInstance, which leaves a stale dynamic-TLS entry in the main thread's DTV (the
+  // driver and LLVM use thread_local); LeakSanitizer's exit-time scan then reads through it
+  // and its tracer crashes ("DTLS ... at 0x658", "Tracer caught signal 11") after every
+  // assertion passed. Sanitizer builds only: normal builds unload the driver as apps see it.
+  dlopen("libcoopvk_icd.so", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+#endif
   uint32_t n = 0;
   VK_CHECK(vkEnumeratePhysicalDevices(instance, &n, nullptr));
   std::vector<VkPhysicalDevice> pds(n);
