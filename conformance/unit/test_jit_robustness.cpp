@@ -14,20 +14,25 @@
 
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
+#include "coopvk/kernels/number_formats.h"
 
 using namespace coopvk::jit;
 
-TEST_CASE("mutated shaders compile or fail cleanly") {
-  std::string name = GENERATE("saxpy", "control_flow", "subgroup_ops", "glsl_math", "types_storage", "dot_bda");
+namespace {
+
+std::vector<uint32_t> read_words(const std::string& name) {
   std::ifstream f(std::string(COOPVK_TEST_SHADER_DIR) + "/" + name + ".spv", std::ios::binary);
   REQUIRE(f.good());
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<uint32_t> base(bytes.size() / 4);
   std::memcpy(base.data(), bytes.data(), base.size() * 4);
+  return base;
+}
+
+// 400 deterministic mutations of shader `name`, each compiled when the reader accepts it.
+void mutate_and_compile(const std::string& name, const CompileOptions& opts) {
+  std::vector<uint32_t> base = read_words(name);
   std::mt19937 rng(uint32_t(std::hash<std::string>{}(name)));
-  CompileOptions opts;
-  opts.layout.sets[0].bindings.resize(8);
-  for (uint32_t b = 0; b < 8; ++b) opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, b, 1};
   int accepted = 0, compiled = 0;
   for (int it = 0; it < 400; ++it) {
     std::vector<uint32_t> w = base;
@@ -52,4 +57,34 @@ TEST_CASE("mutated shaders compile or fail cleanly") {
   }
   INFO(name << ": " << accepted << " accepted, " << compiled << " compiled");
   CHECK(accepted > 0);  // the mutations must reach the compiler at all
+}
+
+CompileOptions storage_options() {
+  CompileOptions opts;
+  opts.layout.sets[0].bindings.resize(8);
+  for (uint32_t b = 0; b < 8; ++b) opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, b, 1};
+  return opts;
+}
+
+}  // namespace
+
+TEST_CASE("mutated shaders compile or fail cleanly") {
+  std::string name = GENERATE("saxpy", "control_flow", "subgroup_ops", "glsl_math", "types_storage", "dot_bda");
+  mutate_and_compile(name, storage_options());
+}
+
+TEST_CASE("mutated cooperative-matrix shaders compile or fail cleanly") {
+  // KHR multiply-add and element-wise shaders, and the maintenance1 reductions, per-element
+  // callbacks, coordinates and use conversions, with their features and types on.
+  std::string name = GENERATE("muladd_f16_f32", "ops_f32", "m1_ops_f32", "m1_quad_f32", "m1_convert_f32");
+  CompileOptions opts = storage_options();
+  using NF = coopvk::kernels::NumberFormat;
+  auto f = [](NF x) { return uint8_t(x); };
+  opts.matrix_combinations = {{16, 16, 16, f(NF::F16), f(NF::F16), f(NF::F32), f(NF::F32), false},
+                              {16, 16, 16, f(NF::F16), f(NF::F16), f(NF::F16), f(NF::F16), false},
+                              {16, 16, 16, f(NF::F32), f(NF::F32), f(NF::F32), f(NF::F32), false},
+                              {8, 8, 8, f(NF::F32), f(NF::F32), f(NF::F32), f(NF::F32), false}};
+  opts.matrix_reductions = opts.matrix_conversions = opts.matrix_per_element = opts.matrix_get_coordinate = true;
+  opts.specialization = {{0, {16, 0, 0, 0}}};  // two subgroups of the default 8 lanes
+  mutate_and_compile(name, opts);
 }

@@ -326,6 +326,12 @@ struct MatrixAccess {
 
 Lowerer::MatrixAddressing Lowerer::matrix_addressing(Id pointer, Id layout_id, Id stride_id, const Instruction& in) {
   MatrixAddressing a;
+  if (type(type_of(pointer)).op != uint16_t(Op::OpTypePointer))
+    fail("a cooperative matrix load or store needs a pointer", &in);
+  if (stride_id) {
+    const TypeInfo& st = type(type_of(stride_id));
+    if (st.op != uint16_t(Op::OpTypeInt)) fail("a cooperative matrix stride must be a scalar integer", &in);
+  }
   Val p = value_v(pointer);
   if (F.rep_ptrs.count(pointer) || rep_globals.count(pointer))
     fail("cooperative matrix load or store through a Function or Private variable is not supported", &in);
@@ -384,6 +390,7 @@ llvm::Value* Lowerer::matrix_line_in_bounds(const MatrixAddressing& a, llvm::Val
 
 void Lowerer::lower_matrix_load(const Instruction& in) {
   const auto& o = in.operands;
+  if (!is_matrix(in.result_type) || o.size() < 2) fail("OpCooperativeMatrixLoadKHR must load a cooperative matrix", &in);
   const TypeInfo& t = type(in.result_type);
   MatrixAddressing a = matrix_addressing(o.at(0), o.at(1), o.size() > 2 ? o[2] : 0, in);
   uint64_t esz = layout(t.elem).size;
@@ -409,6 +416,7 @@ void Lowerer::lower_matrix_load(const Instruction& in) {
 
 void Lowerer::lower_matrix_store(const Instruction& in) {
   const auto& o = in.operands;
+  if (o.size() < 3 || !is_matrix(type_of(o[1]))) fail("OpCooperativeMatrixStoreKHR must store a cooperative matrix", &in);
   Id obj = o.at(1);
   const TypeInfo& t = type(type_of(obj));
   MatrixAddressing a = matrix_addressing(o.at(0), o.at(2), o.size() > 3 ? o[3] : 0, in);
@@ -432,7 +440,10 @@ void Lowerer::lower_matrix_store(const Instruction& in) {
 
 void Lowerer::lower_matrix_muladd(const Instruction& in) {
   const auto& o = in.operands;
+  if (o.size() < 3) fail("OpCooperativeMatrixMulAddKHR takes A, B and C", &in);
   Id ta_id = type_of(o.at(0)), tb_id = type_of(o.at(1)), tc_id = type_of(o.at(2));
+  if (!is_matrix(ta_id) || !is_matrix(tb_id) || !is_matrix(tc_id) || !is_matrix(in.result_type))
+    fail("cooperative matrix multiply-add of non-matrix operands", &in);
   const TypeInfo &ta = type(ta_id), &tb = type(tb_id), &tc = type(tc_id), &tr = type(in.result_type);
   uint32_t ops = o.size() > 3 ? o[3] : 0;
   using M = spv::CooperativeMatrixOperandsMask;
