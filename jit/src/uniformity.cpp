@@ -270,13 +270,19 @@ class Analysis {
 
   void step(const Function& fn, FunctionUniformity& fu) {
     update_constructs(fn, fu);
-    const FunctionCfg& g = fu.cfg;
     for (uint32_t b = 0; b < fn.blocks.size(); ++b)
       for (const Instruction& in : fn.blocks[b].body) {
         if (!in.result || div(in.result) || is_non_semantic(in)) continue;
         if (instruction_divergent(in, fu, b)) mark(in.result);
       }
     // Temporal divergence: a value from inside a divergent loop, read after it.
+    for_each_temporal_use(fn, fu, [&](Id v) { mark(v); });
+  }
+
+  // Calls f(v) for each use, outside a divergent loop, of a value v defined inside it.
+  template <class F>
+  void for_each_temporal_use(const Function& fn, const FunctionUniformity& fu, F f) const {
+    const FunctionCfg& g = fu.cfg;
     for (size_t c = 0; c < g.constructs.size(); ++c) {
       if (!g.constructs[c].loop || !fu.construct_divergent[c]) continue;
       for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
@@ -286,7 +292,7 @@ class Analysis {
             Id v = in.operands[k];
             const Module::Def& d = v < m_.defs.size() ? m_.defs[v] : Module::Def{};
             if (d.kind != Module::Def::Local || &m_.functions[d.a] != &fn) continue;
-            if (g.in_construct(d.b, int32_t(c))) mark(v);
+            if (g.in_construct(d.b, int32_t(c))) f(v);
           }
       }
     }
@@ -396,24 +402,13 @@ class Analysis {
   }
 
   void collect_temporal(const Function& fn, FunctionUniformity& fu) {
-    const FunctionCfg& g = fu.cfg;
     std::vector<uint8_t> seen(m_.bound, 0);
-    for (size_t c = 0; c < g.constructs.size(); ++c) {
-      if (!g.constructs[c].loop || !fu.construct_divergent[c]) continue;
-      for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
-        if (g.in_construct(b, int32_t(c)) || g.position[b] == kNoBlock) continue;
-        for (const Instruction& in : fn.blocks[b].body)
-          for (uint16_t k : in.id_operands) {
-            Id v = in.operands[k];
-            const Module::Def& d = v < m_.defs.size() ? m_.defs[v] : Module::Def{};
-            if (d.kind != Module::Def::Local || &m_.functions[d.a] != &fn || seen[v]) continue;
-            if (g.in_construct(d.b, int32_t(c))) {
-              seen[v] = 1;
-              fu.temporal.push_back(v);
-            }
-          }
+    for_each_temporal_use(fn, fu, [&](Id v) {
+      if (!seen[v]) {
+        seen[v] = 1;
+        fu.temporal.push_back(v);
       }
-    }
+    });
   }
 
   const Module& m_;
