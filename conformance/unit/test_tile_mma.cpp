@@ -83,6 +83,7 @@ struct Path {
   KernelArch arch;
   uint32_t features;
   TileMmaFn (*emulated)(const TileMmaDesc&) = nullptr;
+  bool (*emulated_packed)(const TileMmaDesc&, TileMmaPacked*) = nullptr;
 };
 constexpr Path kPaths[] = {
     {"scalar", KernelArch::Scalar, 0},
@@ -104,7 +105,8 @@ std::vector<Path> runnable_paths(bool with_emulated = true) {
   for (const Path& p : kPaths)
     if (runnable(p)) out.push_back(p);
   if (with_emulated)
-    for (const EmulatedPath& e : emulated_paths()) out.push_back({e.name, KernelArch::Scalar, 0, e.kernel});
+    for (const EmulatedPath& e : emulated_paths())
+      out.push_back({e.name, KernelArch::Scalar, 0, e.kernel, e.packed});
   return out;
 }
 
@@ -129,6 +131,13 @@ TileMmaFn kernel_for(const Path& p, const TileMmaDesc& d) {
   const TileMmaFn fn = tile_mma_kernel(d);
   REQUIRE(fn != nullptr);
   return fn;
+}
+
+// The path's split kernel (tile_mma_packed()) into *out; false where it has none.
+bool packed_for(const Path& p, const TileMmaDesc& d, TileMmaPacked* out) {
+  if (p.emulated) return p.emulated_packed(d, out);
+  use(p);
+  return tile_mma_packed(d, out);
 }
 
 // ---- tiles ----
@@ -610,4 +619,71 @@ TEST_CASE("tile_mma: a kernel looked up for one shape runs any other", "[tile_mm
       if (fn) require_equal(run_kernel(fn, t, s, a, b, c), ref);
     }
   }
+}
+
+TEST_CASE("tile_mma: the split form computes the whole kernel's bits from packed operands", "[tile_mma]") {
+  // pack_a / pack_b / mma (what the JIT uses for operands shared by several multiply-adds)
+  // against the kernel of the same path, bit for bit, on random inputs: in place and not,
+  // with the packed operands moved to another address and their sources overwritten first
+  // (a packed operand must hold values, not pointers). Then which forms must exist: the
+  // JIT's hot shapes on every x86 path.
+  PathGuard guard;
+  std::mt19937_64 rng(11);
+  size_t tested = 0;
+  for (const Path& p : runnable_paths()) {
+    INFO(p.name);
+    for (const Combo& t : all_combos())
+      for (const Shape& s : kShapes) {
+        INFO(name(t) << " " << s.m << "x" << s.n << "x" << s.k);
+        const TileMmaDesc desc{t.a, t.b, t.c, t.d, s.m, s.n, s.k, t.sat};
+        TileMmaPacked pk;
+        if (!packed_for(p, desc, &pk)) {
+          REQUIRE(pk.mma == nullptr);
+          continue;
+        }
+        REQUIRE((pk.pack_a && pk.pack_b && pk.a_bytes > 0 && pk.b_bytes > 0));
+        Tile a(t.a, s.m * s.k), b(t.b, s.k * s.n), c(t.c, s.m * s.n);
+        std::vector<double> av, bv, cv;
+        if (is_float(t.d)) {
+          random_inputs(t, a, b, c, av, bv, cv, rng);
+        } else {
+          for (size_t i = 0; i < a.count; ++i) a.set(i, random_int(t.a, rng));
+          for (size_t i = 0; i < b.count; ++i) b.set(i, random_int(t.b, rng));
+          for (size_t i = 0; i < c.count; ++i) c.set(i, random_c(t.c, t.d, rng));
+        }
+        const TileMmaFn whole = p.emulated ? p.emulated(desc) : tile_mma_kernel(desc);
+        REQUIRE(whole != nullptr);
+        const Run want = run_kernel(whole, t, s, a, b, c);
+        std::vector<uint8_t> ap(pk.a_bytes), bp(pk.b_bytes);
+        pk.pack_a(a.data(), ap.data());
+        pk.pack_b(b.data(), bp.data());
+        std::vector<uint8_t> ap2(ap.size() + 3), bp2(bp.size() + 5);  // another, unaligned place
+        std::memcpy(ap2.data() + 3, ap.data(), ap.size());
+        std::memcpy(bp2.data() + 5, bp.data(), bp.size());
+        Tile a_junk = a, b_junk = b;
+        for (auto* x : {&a_junk, &b_junk}) std::fill(x->bytes.begin(), x->bytes.end(), uint8_t(0x5a));
+        Run got{Tile(t.d, c.count), c};
+        pk.mma(ap2.data() + 3, bp2.data() + 5, c.data(), got.d.data());
+        pk.mma(ap.data(), bp.data(), got.d_in_place.data(), got.d_in_place.data());
+        REQUIRE(got.d.bytes == want.d.bytes);
+        REQUIRE(got.d_in_place.bytes == want.d_in_place.bytes);
+        ++tested;
+      }
+  }
+  // The forms the JIT relies on: f16 -> f32 and s8 -> s32 at their largest hot shapes.
+  for (const Path& p : runnable_paths(false)) {
+    if (p.arch != KernelArch::Avx2 && p.arch != KernelArch::Avx512) continue;
+    INFO(p.name);
+    TileMmaPacked pk;
+    CHECK(packed_for(p, {NF::F16, NF::F16, NF::F32, NF::F32, 16, 16, 16}, &pk));
+    CHECK(packed_for(p, {NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &pk));
+    CHECK(packed_for(p, {NF::F32, NF::F32, NF::F32, NF::F32, 16, 8, 8}, &pk));
+    // Saturating and f16-accumulating kernels keep their accumulators elsewhere: none.
+    CHECK_FALSE(packed_for(p, {NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32, true}, &pk));
+    CHECK_FALSE(packed_for(p, {NF::F16, NF::F16, NF::F16, NF::F16, 16, 16, 16}, &pk));
+    // Shapes without a fixed copy: none either.
+    CHECK_FALSE(packed_for(p, {NF::F16, NF::F16, NF::F32, NF::F32, 17, 9, 33}, &pk));
+  }
+  INFO("split forms tested: " << tested);
+  REQUIRE(tested > 0);
 }

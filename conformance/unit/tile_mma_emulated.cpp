@@ -113,7 +113,13 @@ struct ByIndex {
 template <class F>
 TileMmaFn kernel(const TileMmaDesc& d) {
   const int i = combo_index({d.a, d.b, d.c, d.d, d.saturate});
-  return i < 0 ? nullptr : select<ByIndex<F>>(i, {d.m, d.n, d.k});
+  return i < 0 ? nullptr : select<ByIndex<F>>(i, {d.m, d.n, d.k}, nullptr);
+}
+template <class F>
+bool packed(const TileMmaDesc& d, TileMmaPacked* out) {
+  *out = {};
+  const int i = combo_index({d.a, d.b, d.c, d.d, d.saturate});
+  return i >= 0 && select<ByIndex<F>>(i, {d.m, d.n, d.k}, out) && out->mma != nullptr;
 }
 
 }  // namespace
@@ -124,10 +130,10 @@ std::vector<EmulatedPath> emulated_paths() {
   using namespace coopvk::kernels::detail::mma;
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
     return {};
-  return {{"emulated avx512 f32 (zmm as 2 ymm)", &kernel<Float512>},
-          {"emulated avx512 vpmaddwd (zmm as 2 ymm)", &kernel<Madd512>},
-          {"emulated vpdpbusd (ymm, zmm)", &kernel<Vnni>},
-          {"emulated vdpbf16ps (ymm, zmm)", &kernel<Bf16>}};
+  return {{"emulated avx512 f32 (zmm as 2 ymm)", &kernel<Float512>, &packed<Float512>},
+          {"emulated avx512 vpmaddwd (zmm as 2 ymm)", &kernel<Madd512>, &packed<Madd512>},
+          {"emulated vpdpbusd (ymm, zmm)", &kernel<Vnni>, &packed<Vnni>},
+          {"emulated vdpbf16ps (ymm, zmm)", &kernel<Bf16>, &packed<Bf16>}};
 }
 #else
 std::vector<EmulatedPath> emulated_paths() { return {}; }

@@ -13,6 +13,8 @@ struct EmulatedPath {
   // The kernel for the descriptor (its shape picks a fixed copy as tile_mma_kernel does),
   // or nullptr where the family has none for the combination.
   coopvk::kernels::TileMmaFn (*kernel)(const coopvk::kernels::TileMmaDesc&);
+  // That kernel's split form (tile_mma_packed()); false where it has none.
+  bool (*packed)(const coopvk::kernels::TileMmaDesc&, coopvk::kernels::TileMmaPacked*);
 };
 
 // Empty when this CPU has no AVX2 (the emulations are AVX2 code).

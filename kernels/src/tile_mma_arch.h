@@ -1,7 +1,9 @@
 // The seam between tile_mma_kernel() (tile_mma_dispatch.cpp) and the per-instruction-set
 // translation units (tile_mma_<arch>.cpp): each returns its kernel for a combination of
 // kMmaCombos, or nullptr where it has none of its own (the dispatcher then falls back to
-// the next simpler arch) or was not compiled into this build.
+// the next simpler arch) or was not compiled into this build. Where `packed` is given, the
+// arches with blocked kernels also fill in the split form of the kernel they return
+// (tile_mma_packed()), or clear it when that kernel has none; the others leave it alone.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +23,11 @@ TileMmaFn tile_mma_scalar(int combo);
 // Plain loops and xsimd-free blocking at the compiler's baseline: every combination.
 TileMmaFn tile_mma_portable(int combo);
 // `features`: active_cpu_features(); the arch uses the extensions named there.
-TileMmaFn tile_mma_avx2(int combo, uint32_t features, const TileShape& shape);
-TileMmaFn tile_mma_avx2_vnni(int combo, const TileShape& shape);  // AVX-VNNI: 8-bit integers
-TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape);
-TileMmaFn tile_mma_avx512_vnni(int combo, const TileShape& shape);  // AVX512-VNNI: 8-bit integers
-TileMmaFn tile_mma_avx512_bf16(int combo, const TileShape& shape);  // AVX512-BF16: bf16 inputs
-TileMmaFn tile_mma_avx512_fp16(int combo, const TileShape& shape);  // AVX512-FP16: f16 -> f16
+TileMmaFn tile_mma_avx2(int combo, uint32_t features, const TileShape& shape, TileMmaPacked* packed = nullptr);
+TileMmaFn tile_mma_avx2_vnni(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX-VNNI: 8-bit integers
+TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape, TileMmaPacked* packed = nullptr);
+TileMmaFn tile_mma_avx512_vnni(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-VNNI: 8-bit integers
+TileMmaFn tile_mma_avx512_bf16(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-BF16: bf16 inputs
+TileMmaFn tile_mma_avx512_fp16(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-FP16: f16 -> f16
 
 }  // namespace coopvk::kernels::detail

@@ -30,13 +30,13 @@ struct Entries {
 }  // namespace
 }  // namespace mma::avx2
 
-TileMmaFn tile_mma_avx2(int combo, uint32_t features, const TileShape& shape) {
+TileMmaFn tile_mma_avx2(int combo, uint32_t features, const TileShape& shape, TileMmaPacked* packed) {
   if (features & kAvxVnni)
-    if (TileMmaFn fn = tile_mma_avx2_vnni(combo, shape)) return fn;
-  return mma::select<mma::avx2::Entries>(combo, shape);
+    if (TileMmaFn fn = tile_mma_avx2_vnni(combo, shape, packed)) return fn;
+  return mma::select<mma::avx2::Entries>(combo, shape, packed);
 }
 #else
-TileMmaFn tile_mma_avx2(int, uint32_t, const TileShape&) { return nullptr; }
+TileMmaFn tile_mma_avx2(int, uint32_t, const TileShape&, TileMmaPacked*) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

@@ -35,15 +35,15 @@ struct Entries {
 }  // namespace
 }  // namespace mma::avx512
 
-TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape) {
+TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape, TileMmaPacked* packed) {
   TileMmaFn fn = nullptr;
-  if ((features & kAvx512Fp16) && (fn = tile_mma_avx512_fp16(combo, shape))) return fn;
-  if ((features & kAvx512Bf16) && (fn = tile_mma_avx512_bf16(combo, shape))) return fn;
-  if ((features & kAvx512Vnni) && (fn = tile_mma_avx512_vnni(combo, shape))) return fn;
-  return mma::select<mma::avx512::Entries>(combo, shape);
+  if ((features & kAvx512Fp16) && (fn = tile_mma_avx512_fp16(combo, shape, packed))) return fn;
+  if ((features & kAvx512Bf16) && (fn = tile_mma_avx512_bf16(combo, shape, packed))) return fn;
+  if ((features & kAvx512Vnni) && (fn = tile_mma_avx512_vnni(combo, shape, packed))) return fn;
+  return mma::select<mma::avx512::Entries>(combo, shape, packed);
 }
 #else
-TileMmaFn tile_mma_avx512(int, uint32_t, const TileShape&) { return nullptr; }
+TileMmaFn tile_mma_avx512(int, uint32_t, const TileShape&, TileMmaPacked*) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

@@ -33,11 +33,11 @@ struct Entries {
 }  // namespace
 }  // namespace mma::avx512_bf16
 
-TileMmaFn tile_mma_avx512_bf16(int combo, const TileShape& shape) {
-  return mma::select<mma::avx512_bf16::Entries>(combo, shape);
+TileMmaFn tile_mma_avx512_bf16(int combo, const TileShape& shape, TileMmaPacked* packed) {
+  return mma::select<mma::avx512_bf16::Entries>(combo, shape, packed);
 }
 #else
-TileMmaFn tile_mma_avx512_bf16(int, const TileShape&) { return nullptr; }
+TileMmaFn tile_mma_avx512_bf16(int, const TileShape&, TileMmaPacked*) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

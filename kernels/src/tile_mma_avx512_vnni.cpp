@@ -34,11 +34,11 @@ struct Entries {
 }  // namespace
 }  // namespace mma::avx512_vnni
 
-TileMmaFn tile_mma_avx512_vnni(int combo, const TileShape& shape) {
-  return mma::select<mma::avx512_vnni::Entries>(combo, shape);
+TileMmaFn tile_mma_avx512_vnni(int combo, const TileShape& shape, TileMmaPacked* packed) {
+  return mma::select<mma::avx512_vnni::Entries>(combo, shape, packed);
 }
 #else
-TileMmaFn tile_mma_avx512_vnni(int, const TileShape&) { return nullptr; }
+TileMmaFn tile_mma_avx512_vnni(int, const TileShape&, TileMmaPacked*) { return nullptr; }
 #endif
 
 }  // namespace coopvk::kernels::detail

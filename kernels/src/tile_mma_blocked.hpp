@@ -38,6 +38,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "tile_mma_arch.h"
@@ -205,6 +206,11 @@ template <class P>
 // where such a choice can be made at compile time).
 template <class K>
 struct Body {
+  // The policy whose layouts a fixed shape with N columns uses (families that are not
+  // blocked, without this, have no split form).
+  static constexpr bool kHasPolicy = true;
+  template <uint32_t N>
+  using Policy = K;
   [[gnu::always_inline]] static void run(const void* a, const void* b, const void* c, void* d,
                                          uint32_t m, uint32_t n, uint32_t k) {
     mma_body<K>(a, b, c, d, m, n, k);
@@ -231,12 +237,81 @@ void fixed_mma(const void* a, const void* b, const void* c, void* d, uint32_t m,
     blocked_mma<K>(a, b, c, d, m, n, k);
 }
 
+// ---- the split form (tile_mma_packed()) ----
+
+// Whether B's packing yields per-column fix-ups (the flipped VNNI forms of QuadsFor).
+template <class P>
+constexpr bool packs_corrections() {
+  if constexpr (requires { P::kFlip; })
+    return P::kFlip;
+  else
+    return false;
+}
+
+// One fixed shape's kernel in parts. The packed layouts are those mma_body() builds for its
+// single block and chunk (A: M rows of UA units; B: UA k groups of N units, then N fix-ups),
+// and mma() runs the same compute() over them with the accumulators in D, so the result is
+// fixed_mma()'s to the bit. Only where fixed_mma() takes that direct path (kOk).
+template <class P, uint32_t M, uint32_t N, uint32_t K>
+struct PackedTile {
+  using Unit = typename P::Unit;
+  using Acc = typename P::Acc;
+  static constexpr uint32_t UA = (K + P::KG - 1) / P::KG;
+  static constexpr bool kCorr = packs_corrections<P>();
+  static constexpr bool kOk =
+      P::kDirect && N % P::L == 0 && M <= kMB && N <= kNB && K > 0 && K <= kKC && K <= P::kMaxK;
+  static constexpr size_t kABytes = size_t(M) * UA * sizeof(Unit);
+  static constexpr size_t kBBytes = size_t(UA) * N * sizeof(Unit) + (kCorr ? N * sizeof(Acc) : 0);
+
+  static const Acc* corrections(const void* bp) {
+    return kCorr ? reinterpret_cast<const Acc*>(static_cast<const uint8_t*>(bp) + size_t(UA) * N * sizeof(Unit))
+                 : nullptr;
+  }
+  static void pack_a(const void* a, void* out) {
+    Unit* dst = static_cast<Unit*>(out);
+    size_t ld = 0;
+    const Unit* p = P::pack_a(static_cast<const uint8_t*>(a), K, M, K, dst, ld);
+    if (p != dst)  // A already had the layout and was left where it lies: copy it
+      for (uint32_t r = 0; r < M; ++r) std::memcpy(dst + r * UA, p + r * ld, UA * sizeof(Unit));
+  }
+  static void pack_b(const void* b, void* out) {
+    Unit* dst = static_cast<Unit*>(out);
+    Acc* corr = kCorr ? const_cast<Acc*>(corrections(out)) : nullptr;
+    size_t ld = 0;
+    const Acc* corr_out = nullptr;
+    const Unit* p = P::pack_b(static_cast<const uint8_t*>(b), N, K, N, N, dst, ld, corr, corr_out);
+    if (p != dst)
+      for (uint32_t g = 0; g < UA; ++g) std::memcpy(dst + g * N, p + g * ld, N * sizeof(Unit));
+  }
+  static void mma(const void* ap, const void* bp, const void* c, void* d) {
+    compute<typename P::Ops>(static_cast<const Unit*>(ap), UA, static_cast<const Unit*>(bp), N, UA,
+                             corrections(bp), static_cast<const Acc*>(c), N, static_cast<Acc*>(d), N, M,
+                             N / P::L);
+  }
+};
+
+// The split form of fixed_mma<K, M, N, K_> into *out, or a cleared *out where it has none
+// (families without a blocked policy, such as the AVX512-FP16 kernels, or no direct path).
+template <class K, uint32_t M, uint32_t N, uint32_t K_>
+void fill_packed(TileMmaPacked* out) {
+  *out = {};
+  if constexpr (requires { Body<K>::kHasPolicy; }) {
+    using T = PackedTile<typename Body<K>::template Policy<N>, M, N, K_>;
+    if constexpr (T::kOk) *out = {&T::pack_a, &T::pack_b, &T::mma, uint32_t(T::kABytes), uint32_t(T::kBBytes)};
+  }
+}
+
 // P's kernel for a shape: the copy specialized for it where it is one of S..., else the
-// general one.
+// general one; with `packed`, also that kernel's split form (only fixed copies have one).
 template <class P, TileShape... S>
-TileMmaFn for_shape(const TileShape& t) {
+TileMmaFn for_shape(const TileShape& t, TileMmaPacked* packed) {
   TileMmaFn fn = &blocked_mma<P>;
-  ((t.m == S.m && t.n == S.n && t.k == S.k ? (fn = &fixed_mma<P, S.m, S.n, S.k>) : fn), ...);
+  if (packed) *packed = {};
+  auto pick = [&]<TileShape X>() {
+    fn = &fixed_mma<P, X.m, X.n, X.k>;
+    if (packed) fill_packed<P, X.m, X.n, X.k>(packed);
+  };
+  ((t.m == S.m && t.n == S.n && t.k == S.k ? pick.template operator()<S>() : void()), ...);
   return fn;
 }
 
@@ -245,12 +320,14 @@ TileMmaFn for_shape(const TileShape& t) {
 #define COOPVK_MMA_INT8_SHAPES TileShape{16, 16, 32}, TileShape{16, 8, 32}, TileShape{8, 8, 32}
 
 template <class P>
-TileMmaFn any_shape(const TileShape&) {
+TileMmaFn any_shape(const TileShape&, TileMmaPacked* packed) {
+  if (packed) *packed = {};
   return &blocked_mma<P>;
 }
 
-// An arch's entry for one combination: the function that picks P's kernel for a shape.
-using SelectFn = TileMmaFn (*)(const TileShape&);
+// An arch's entry for one combination: the function that picks P's kernel for a shape (and,
+// given `packed`, fills in its split form).
+using SelectFn = TileMmaFn (*)(const TileShape&, TileMmaPacked*);
 template <class P, MmaCombo T>
 constexpr SelectFn select_for() {
   if constexpr (!is_hot(T))
@@ -270,11 +347,12 @@ constexpr auto entry_table(std::index_sequence<I...>) {
   return std::array<Fn, sizeof...(I)>{E::template get<I>()...};
 }
 
-// The kernel of an arch whose E::get<I>() gives SelectFn entries, or nullptr.
+// The kernel of an arch whose E::get<I>() gives SelectFn entries, or nullptr (then `packed`
+// is left alone).
 template <class E>
-TileMmaFn select(int combo, const TileShape& shape) {
+TileMmaFn select(int combo, const TileShape& shape, TileMmaPacked* packed) {
   static constexpr auto table = entry_table<E, SelectFn>(std::make_index_sequence<kMmaCombos.size()>());
-  return table[combo] ? table[combo](shape) : nullptr;
+  return table[combo] ? table[combo](shape, packed) : nullptr;
 }
 
 }  // namespace COOPVK_MMA_ISA

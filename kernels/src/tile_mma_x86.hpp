@@ -339,6 +339,9 @@ constexpr bool use_512(uint32_t n) { return round_up(n, 8) % 16 == 0; }
 
 template <class P256, class P512>
 struct Body<ByWidth<P256, P512>> {
+  static constexpr bool kHasPolicy = true;
+  template <uint32_t N>
+  using Policy = std::conditional_t<use_512(N), P512, P256>;
   [[gnu::always_inline]] static void run(const void* a, const void* b, const void* c, void* d,
                                          uint32_t m, uint32_t n, uint32_t k) {
     if (use_512(n))

@@ -83,6 +83,28 @@ using TileMmaFn = void (*)(const void* a, const void* b, const void* c, void* d,
 // beyond a branch on the shape. Thread-safe; the pointers stay valid for the process's life.
 TileMmaFn tile_mma_kernel(const TileMmaDesc& desc);
 
+// A kernel split into its parts, for operands that several multiply-adds share: in a K loop
+// over a block of accumulator tiles, each tile of A meets every tile of B of that step, and
+// the whole kernel would convert and repack it once per use. pack_a / pack_b write A (m x k)
+// and B (k x n), dense row-major as above, into a_bytes / b_bytes of the layout the kernel
+// reads (widened to the accumulator's type, k grouped for the dot-product instructions, sign
+// fix-ups precomputed); mma then computes D = A x B + C from packed operands, with exactly
+// the bits tile_mma_kernel(desc) gives for the unpacked ones (D may be C). Packed operands are
+// opaque: they hold no pointers and may be copied, but only this desc's mma reads them.
+// Outputs need no alignment.
+struct TileMmaPacked {
+  void (*pack_a)(const void* a, void* out) = nullptr;
+  void (*pack_b)(const void* b, void* out) = nullptr;
+  void (*mma)(const void* a_packed, const void* b_packed, const void* c, void* d) = nullptr;
+  uint32_t a_bytes = 0, b_bytes = 0;
+};
+
+// The split form of tile_mma_kernel(desc) on the active KernelArch and CPU features, or false
+// (out cleared) where that kernel has none: only the fixed shapes of the hot combinations
+// whose accumulators are D's own format (no saturation, floats into f32, 8-bit integers into
+// 32 bits) and whose columns fill the kernel's vectors.
+bool tile_mma_packed(const TileMmaDesc& desc, TileMmaPacked* out);
+
 // The scalar reference (the semantics above, without the departures); false if unsupported.
 bool tile_mma_reference(const TileMmaDesc& desc, const void* a, const void* b, const void* c,
                         void* d);
