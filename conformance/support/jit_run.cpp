@@ -2,7 +2,13 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
@@ -25,6 +31,50 @@ CompileResult compile_for(const std::vector<uint32_t>& words, const Run& r) {
   ReadResult rr = read_spirv(words.data(), words.size(), &mod);
   INFO(rr.error);
   REQUIRE(rr.ok);
+  return compile_compute(mod, options_for(r));
+}
+
+std::string optimized_ir(const std::vector<uint32_t>& words, const CompileOptions& opts, CompileResult* cr,
+                         bool whole_module) {
+  char dir_template[] = "/tmp/coopvk-test-ir-XXXXXX";
+  REQUIRE(mkdtemp(dir_template));
+  const std::string dir = dir_template;
+  REQUIRE(setenv("COOPVK_DUMP_IR", dir.c_str(), 1) == 0);
+  Module m;
+  REQUIRE(read_spirv(words.data(), words.size(), &m).ok);
+  *cr = compile_compute(m, opts);
+  unsetenv("COOPVK_DUMP_IR");
+  INFO(cr->error);
+  REQUIRE(cr->shader);
+  std::string ir;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.size() > 13 && n.substr(n.size() - 13) == ".optimized.ll") {
+        std::ifstream f(dir + "/" + n);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        ir = ss.str();
+      }
+      if (n != "." && n != "..") std::remove((dir + "/" + n).c_str());
+    }
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+  REQUIRE(!ir.empty());
+  if (whole_module) return ir;
+  const size_t at = ir.find("define void @coopvk_subgroup_main");
+  REQUIRE(at != std::string::npos);
+  return ir.substr(at, ir.find("\n}\n", at) - at);
+}
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+CompileOptions options_for(const Run& r) {
   CompileOptions opts;
   opts.subgroup_size = r.subgroup_size;
   opts.specialization = r.spec;
@@ -33,7 +83,7 @@ CompileResult compile_for(const std::vector<uint32_t>& words, const Run& r) {
   opts.layout.sets[0].bindings.resize(r.buffers.size());
   for (size_t b = 0; b < r.buffers.size(); ++b)
     opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, uint32_t(b), 1};
-  return compile_compute(mod, opts);
+  return opts;
 }
 
 CompiledShader run_words(const std::vector<uint32_t>& words, Run& r) {

@@ -27,7 +27,15 @@ struct Run {
 
 // Compiles and runs the whole dispatch; on a compile error returns null and the message
 // in *error (when given) or fails the test.
+jit::CompileOptions options_for(const Run& r);
 jit::CompileResult compile_for(const std::vector<uint32_t>& words, const Run& r);
+// Compiles with COOPVK_DUMP_IR and returns the optimized IR: the subgroup entry point alone
+// (the workgroup-range one loops over subgroups), or with whole_module every function (when
+// the shader's main is not inlined into it); *cr gets the result, which must compile.
+std::string optimized_ir(const std::vector<uint32_t>& words, const jit::CompileOptions& opts, jit::CompileResult* cr,
+                         bool whole_module = false);
+// How often `needle` occurs in `text`.
+size_t occurrences(const std::string& text, const std::string& needle);
 jit::CompiledShader run_words(const std::vector<uint32_t>& words, Run& r);
 
 template <typename T>

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coopvk/kernels/number_formats.h"
+#include "coopvk/kernels/tile_mma.h"
 #include "jit_run.h"
 #include "matrix_ops_reference.h"
 #include "matrix_reference.h"
@@ -31,6 +32,12 @@ struct Combo {
   bool saturating;
   int lo, hi;  // input range
 };
+
+jit::SpecializationValue spec_u32(uint32_t id, uint32_t v) {
+  jit::SpecializationValue s{id, std::vector<uint8_t>(4)};
+  std::memcpy(s.bytes.data(), &v, 4);
+  return s;
+}
 
 }  // namespace
 
@@ -85,11 +92,6 @@ TEST_CASE("cooperative matrix multiply-add through load, mul-add and store") {
   r.groups[0] = groups;
   r.subgroup_size = sg;
   r.matrices = {{M, N, K, uint8_t(combo.a), uint8_t(combo.b), uint8_t(combo.c), uint8_t(combo.r), combo.saturating}};
-  auto spec_u32 = [](uint32_t id, uint32_t v) {
-    jit::SpecializationValue s{id, std::vector<uint8_t>(4)};
-    std::memcpy(s.bytes.data(), &v, 4);
-    return s;
-  };
   r.spec = {spec_u32(0, subgroups * sg), spec_u32(1, M), spec_u32(2, N), spec_u32(3, K), spec_u32(4, uint32_t(layout_b))};
   r.push = bytes_of(std::vector<uint32_t>{lda, ldb, ldc, ldd});
   run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, combo.shader), r);
@@ -156,4 +158,115 @@ TEST_CASE("cooperative matrix element-wise operations, components, constants and
   uint32_t sg = GENERATE(4u, 8u, 16u, 32u, 64u);
   check_ops<float>("ops_f32", sg);
   check_ops<int32_t>("ops_i32", sg);
+}
+
+TEST_CASE("a K loop packs each tile of A and B once per step and computes the GEMM") {
+  // gemm_body.glsl: 2 x 2 subgroups, each with 2 x 2 accumulator tiles, four K steps. Each
+  // step loads 2 A and 2 B tiles into matrix variables and multiplies all four pairs: with
+  // the packed-operand caches (lower_coopmat_packed.cpp) the optimized code packs 2 A and
+  // 2 B tiles and makes 4 packed multiply-adds per step. Every step reloads the tiles, so a
+  // stale cache would also show in the results, checked against a double reference.
+  struct Gemm {
+    const char* shader;
+    NumberFormat a, c;
+    uint32_t tk;
+    int lo, hi;
+  };
+  const Gemm g = GENERATE(Gemm{"gemm_f16_f32", NumberFormat::F16, NumberFormat::F32, 16, -3, 3},
+                          Gemm{"gemm_s8_s32", NumberFormat::I8, NumberFormat::I32, 32, -128, 127});
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t TM = 16, TN = 16, TK = g.tk, M = 128, N = 128, K = 4 * TK;
+  std::vector<uint8_t> A(M * K * kernels::format_size(g.a)), Bm(K * N * kernels::format_size(g.a)),
+      Cm(M * N * kernels::format_size(g.c)), D(M * N * kernels::format_size(g.c));
+  std::mt19937 rng(99 + sg);
+  std::uniform_int_distribution<int> dist(g.lo, g.hi);
+  std::vector<double> av(M * K), bv(K * N), cv(M * N);
+  for (size_t i = 0; i < av.size(); ++i) put(A, i, g.a, av[i] = dist(rng));
+  for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, g.a, bv[i] = dist(rng));
+  for (size_t i = 0; i < cv.size(); ++i) put(Cm, i, g.c, cv[i] = dist(rng));
+  Run r;
+  r.buffers = {&A, &Bm, &Cm, &D};
+  r.groups[0] = N / (4 * TN);
+  r.groups[1] = M / (4 * TM);
+  r.subgroup_size = sg;
+  r.matrices = {{TM, TN, TK, uint8_t(g.a), uint8_t(g.a), uint8_t(g.c), uint8_t(g.c), false}};
+  r.spec = {spec_u32(0, 4 * sg), spec_u32(1, TM), spec_u32(2, TN), spec_u32(3, TK), spec_u32(4, 2)};
+  r.push = bytes_of(std::vector<uint32_t>{K, K, N, N, N});
+  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, g.shader);
+  INFO(g.shader << " subgroup " << sg);
+
+  jit::CompileResult cr;
+  const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+  kernels::TileMmaPacked parts;
+  if (kernels::tile_mma_packed({g.a, g.a, g.c, g.c, TM, TN, TK}, &parts)) {
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.a.") == 2);
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.b.") == 2);
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 4);
+    CHECK(occurrences(ir, "call void @coopvk_mma.") == 0);
+  } else {  // a kernel arch without split forms: the whole kernel per multiply-add
+    CHECK(occurrences(ir, "call void @coopvk_mma.") == 4);
+  }
+
+  run_words(words, r);
+  for (uint32_t i = 0; i < M; ++i)
+    for (uint32_t j = 0; j < N; ++j) {
+      double want = cv[i * N + j];
+      for (uint32_t k = 0; k < K; ++k) want += av[i * K + k] * bv[k * N + j];
+      INFO("(" << i << ", " << j << ")");
+      REQUIRE(get(D, i * N + j, g.c) == want);
+    }
+}
+
+TEST_CASE("stores to a matrix variable refresh its packed copies") {
+  // packed_reuse.comp, replayed here in double: reuse across steps, reloads, a whole-array
+  // store, an element-wise result stored back, and a variable feeding two combinations.
+  const uint32_t sg = GENERATE(4u, 8u, 32u);
+  const uint32_t T = 256, steps = 12;
+  using NF = NumberFormat;
+  std::vector<uint8_t> A(4 * T * 2), Bm(4 * T * 2), D(3 * T * 4), E(T * 2);
+  std::mt19937 rng(7 + sg);
+  std::uniform_int_distribution<int> dist(-2, 2);
+  using Tile = std::vector<double>;
+  std::vector<Tile> at(4, Tile(T)), bt(4, Tile(T));
+  for (uint32_t t = 0; t < 4; ++t)
+    for (uint32_t i = 0; i < T; ++i) {
+      put(A, t * T + i, NF::F16, at[t][i] = dist(rng));
+      put(Bm, t * T + i, NF::F16, bt[t][i] = dist(rng));
+    }
+  auto mul_add = [](const Tile& x, const Tile& y, Tile& acc) {
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t j = 0; j < 16; ++j)
+        for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
+  };
+  Tile ma[2] = {Tile(T), Tile(T)}, mb[2] = {bt[0], bt[1]}, mixed = at[3];
+  Tile acc0(T), acc1(T), acc2(T), acc16(T);
+  for (uint32_t s = 0; s < steps; ++s) {
+    if (s % 2 == 0) ma[0] = at[(s / 2) % 4], ma[1] = at[(s / 2 + 1) % 4];
+    mul_add(ma[0], mb[s % 2], acc0);
+    mul_add(ma[1], mb[(s + 1) % 2], acc1);
+    if (s % 3 == 1) {
+      std::swap(ma[0], ma[1]);
+      for (double& v : ma[0]) v *= 2;
+    }
+    if (s % 4 == 3) mb[1] = bt[(s / 4 + 2) % 4];
+    mul_add(ma[0], mb[0], acc2);
+    mul_add(mixed, mb[1], acc16);
+    mul_add(mixed, mb[1], acc2);
+  }
+  Run r;
+  r.buffers = {&A, &Bm, &D, &E};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false},
+                {16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), false}};
+  r.spec = {spec_u32(0, sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps});
+  run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_reuse"), r);
+  INFO("subgroup " << sg);
+  for (uint32_t i = 0; i < T; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, i, NF::F32) == acc0[i]);
+    REQUIRE(get(D, T + i, NF::F32) == acc1[i]);
+    REQUIRE(get(D, 2 * T + i, NF::F32) == acc2[i]);
+    REQUIRE(get(E, i, NF::F16) == acc16[i]);  // integers below 2048: exact in f16
+  }
 }

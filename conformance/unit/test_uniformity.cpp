@@ -5,13 +5,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
-#include <dirent.h>
-#include <stdlib.h>
-
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +15,7 @@
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
+#include "jit_run.h"
 #include "ssa_promote.h"
 #include "uniformity.h"
 
@@ -105,43 +102,11 @@ TEST_CASE("uniformity analysis: every rule on its own value") {
   }
 }
 
-// Compiles a shader with COOPVK_DUMP_IR and returns its optimized IR: the subgroup entry
-// point alone (the workgroup-range one loops over subgroups), or with whole_module every
-// function (when the shader's main is not inlined into it); *cr gets the result.
+// The optimized IR of a test shader (jit_run.h's optimized_ir()).
 static std::string optimized_ir(const std::string& spv, const CompileOptions& opts, CompileResult* cr,
                                 bool whole_module = false) {
-  char dir_template[] = "/tmp/coopvk-uniform-ir-XXXXXX";
-  REQUIRE(mkdtemp(dir_template));
-  std::string dir = dir_template;
-  REQUIRE(setenv("COOPVK_DUMP_IR", dir.c_str(), 1) == 0);
-  std::vector<uint32_t> words = read_words(std::string(COOPVK_TEST_SHADER_DIR) + "/" + spv);
-  Module m;
-  REQUIRE(read_spirv(words.data(), words.size(), &m).ok);
-  *cr = compile_compute(m, opts);
-  unsetenv("COOPVK_DUMP_IR");
-  INFO(cr->error);
-  REQUIRE(cr->shader);
-
-  std::string ir;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 13 && n.substr(n.size() - 13) == ".optimized.ll") {
-        std::ifstream f(dir + "/" + n);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        ir = ss.str();
-      }
-      if (n != "." && n != "..") std::remove((dir + "/" + n).c_str());
-    }
-    closedir(d);
-  }
-  rmdir(dir.c_str());
-  REQUIRE(!ir.empty());
-  if (whole_module) return ir;
-  size_t at = ir.find("define void @coopvk_subgroup_main");
-  REQUIRE(at != std::string::npos);
-  return ir.substr(at, ir.find("\n}\n", at) - at);
+  return coopvk::test::optimized_ir(read_words(std::string(COOPVK_TEST_SHADER_DIR) + "/" + spv), opts, cr,
+                                    whole_module);
 }
 
 // Runs workgroups [0, groups) of a shader whose binding 0 is `v` and whose push constants

@@ -21,6 +21,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "coopvk/kernels/cpu_dispatch.h"
 #include "lowerer.h"
 #include "runtime_symbols.h"
 #include "spirv_enums.h"
@@ -38,11 +39,15 @@ void init_llvm() {
   });
 }
 
-// What compiled code depends on besides its source: the CPU it was built for.
+// What compiled code depends on besides its source: the CPU it was built for, and the
+// kernels' arch and CPU features, which fix the packed operand layouts the code allocates
+// (lower_coopmat_packed.cpp).
 std::string host_signature() {
   std::string sig = llvm::sys::getHostCPUName().str();
   for (const auto& f : llvm::sys::getHostCPUFeatures())
     if (f.second) sig += "," + f.first().str();
+  sig += ";kernels=" + std::to_string(int(kernels::active_kernel_arch())) + "/" +
+         std::to_string(kernels::active_cpu_features());
   return sig;
 }
 

@@ -230,6 +230,8 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     B.CreateStore(llvm::Constant::getNullValue(ret_t), F.ret_slot);
   }
 
+  plan_packed_operands();
+
   const uint32_t nb = uint32_t(fn.blocks.size());
   llvm::Type* mask_t = llvm::FixedVectorType::get(B.getInt1Ty(), N);
   F.mask_slots.assign(nb, nullptr);

@@ -438,13 +438,10 @@ void Lowerer::lower_matrix_store(const Instruction& in) {
 
 // ---- multiply-add ----------------------------------------------------------------------
 
-void Lowerer::lower_matrix_muladd(const Instruction& in) {
+kernels::TileMmaDesc Lowerer::muladd_desc(const Instruction& in) {
   const auto& o = in.operands;
-  if (o.size() < 3) fail("OpCooperativeMatrixMulAddKHR takes A, B and C", &in);
-  Id ta_id = type_of(o.at(0)), tb_id = type_of(o.at(1)), tc_id = type_of(o.at(2));
-  if (!is_matrix(ta_id) || !is_matrix(tb_id) || !is_matrix(tc_id) || !is_matrix(in.result_type))
-    fail("cooperative matrix multiply-add of non-matrix operands", &in);
-  const TypeInfo &ta = type(ta_id), &tb = type(tb_id), &tc = type(tc_id), &tr = type(in.result_type);
+  const TypeInfo &ta = type(type_of(o.at(0))), &tb = type(type_of(o.at(1))), &tc = type(type_of(o.at(2)));
+  const TypeInfo& tr = type(in.result_type);
   uint32_t ops = o.size() > 3 ? o[3] : 0;
   using M = spv::CooperativeMatrixOperandsMask;
   auto flag = [&](M bit) { return (ops & uint32_t(bit)) != 0; };
@@ -457,6 +454,17 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
   d.m = ta.rows;
   d.k = ta.cols;
   d.n = tb.cols;
+  return d;
+}
+
+void Lowerer::lower_matrix_muladd(const Instruction& in) {
+  const auto& o = in.operands;
+  if (o.size() < 3) fail("OpCooperativeMatrixMulAddKHR takes A, B and C", &in);
+  Id ta_id = type_of(o.at(0)), tb_id = type_of(o.at(1)), tc_id = type_of(o.at(2));
+  if (!is_matrix(ta_id) || !is_matrix(tb_id) || !is_matrix(tc_id) || !is_matrix(in.result_type))
+    fail("cooperative matrix multiply-add of non-matrix operands", &in);
+  const TypeInfo &ta = type(ta_id), &tb = type(tb_id), &tc = type(tc_id), &tr = type(in.result_type);
+  const kernels::TileMmaDesc d = muladd_desc(in);
   if (tb.rows != d.k || tc.rows != d.m || tc.cols != d.n || tr.rows != d.m || tr.cols != d.n)
     fail("cooperative matrix multiply-add with inconsistent M, N, K", &in);
   if (!kernels::tile_mma_supported(d))
@@ -471,8 +479,6 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
   llvm::Value* a = matrix_in_memory(o[0], in);
   llvm::Value* b = matrix_in_memory(o[1], in);
   llvm::Value* c_src = matrix_in_memory(o[2], in);
-  if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
-  if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
   llvm::Value* dst = nullptr;
   llvm::Value* c = c_src;
   if (c_src && d.c == d.d && result_stored_back(in, o[2])) {
@@ -482,10 +488,14 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
     // D in place of a copy of C when the formats agree (the kernels allow it), else its own buffer.
     dst = d.c == d.d && !c_src ? c : entry_alloca(B.getInt8Ty(), uint64_t(d.m) * d.n * layout(tr.elem).size, 64);
   }
-  llvm::Type* ptr = B.getPtrTy();
-  llvm::Type* i32 = B.getInt32Ty();
-  llvm::FunctionCallee f = M_get_function(mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false));
-  B.CreateCall(f, {a, b, c, dst, B.getInt32(d.m), B.getInt32(d.n), B.getInt32(d.k)});
+  if (!packed_muladd(in, d, c, dst)) {
+    if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
+    if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
+    llvm::Type* ptr = B.getPtrTy();
+    llvm::Type* i32 = B.getInt32Ty();
+    llvm::FunctionCallee f = M_get_function(mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false));
+    B.CreateCall(f, {a, b, c, dst, B.getInt32(d.m), B.getInt32(d.n), B.getInt32(d.k)});
+  }
   define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
 }
 

@@ -253,6 +253,16 @@ class Lowerer {
   void lower_matrix_load(const Instruction& in);
   void lower_matrix_store(const Instruction& in);
   void lower_matrix_muladd(const Instruction& in);
+  // The kernel combination of a multiply-add (formats with their signedness, shape,
+  // saturation), without checking its operands.
+  kernels::TileMmaDesc muladd_desc(const Instruction& in);
+  // Packed-operand caches (lower_coopmat_packed.cpp): matrix variables whose matrices are
+  // the A (or B) operands of multiply-adds keep them packed for the kernel beside their
+  // contents, packed at the first multiply-add after each store.
+  void plan_packed_operands();
+  void invalidate_packed(Id pointer, Id value_type);
+  bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* c, llvm::Value* dst);
+  Id root_variable(Id pointer) const;
   llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
   bool lower_coopmat(const Instruction& in);
   // SPV_EXT_cooperative_matrix_maintenance1 (lower_coopmat_ext.cpp).
@@ -348,6 +358,17 @@ class Lowerer {
     // header's lanes, a value LLVM can see through (the OR of the branches it cannot).
     std::vector<llvm::AllocaInst*> header_mask;  // per construct, or null
     std::vector<int32_t> merge_of;               // block -> such a construct it merges, or -1
+    // Packed-operand caches, by Function variable (lower_coopmat_packed.cpp).
+    struct PackedCache {
+      kernels::TileMmaDesc desc{};
+      uint32_t role = 0;  // 0: the variable's matrices are A operands, 1: B operands
+      kernels::TileMmaPacked parts;
+      uint64_t matrix_bytes = 0;  // one matrix of the variable
+      uint64_t matrices = 0;
+      llvm::AllocaInst* packed = nullptr;  // matrices x the role's packed bytes
+      llvm::AllocaInst* valid = nullptr;   // i8 per matrix: its packed copy is current
+    };
+    std::unordered_map<Id, PackedCache> packed_caches;
   } F;
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform

@@ -67,7 +67,37 @@ std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name) {
   return d;
 }
 
+namespace {
+constexpr const char kMmaPrefix[] = "coopvk_mma.";
+constexpr const char kSplitPrefix[] = "coopvk_mma_split.";
+
+// The address of a split kernel's part named by mma_split_symbol(), or null.
+void* split_part_address(const std::string& name) {
+  const size_t prefix = sizeof(kSplitPrefix) - 1;
+  if (name.compare(0, prefix, kSplitPrefix) != 0) return nullptr;
+  const size_t part_end = name.find('.', prefix), sizes = name.rfind('.');
+  if (part_end == std::string::npos || sizes <= part_end) return nullptr;
+  const std::string part = name.substr(prefix, part_end - prefix);
+  auto d = parse_mma_symbol(kMmaPrefix + name.substr(part_end + 1, sizes - part_end - 1));
+  unsigned a_bytes = 0, b_bytes = 0;
+  char tail = 0;
+  if (!d || std::sscanf(name.c_str() + sizes + 1, "%ux%u%c", &a_bytes, &b_bytes, &tail) != 2) return nullptr;
+  kernels::TileMmaPacked p;
+  if (!kernels::tile_mma_packed(*d, &p) || p.a_bytes != a_bytes || p.b_bytes != b_bytes) return nullptr;
+  if (part == "a") return reinterpret_cast<void*>(p.pack_a);
+  if (part == "b") return reinterpret_cast<void*>(p.pack_b);
+  if (part == "mma") return reinterpret_cast<void*>(p.mma);
+  return nullptr;
+}
+}  // namespace
+
+std::string mma_split_symbol(const kernels::TileMmaDesc& d, const kernels::TileMmaPacked& p, const char* part) {
+  return kSplitPrefix + std::string(part) + "." + mma_symbol(d).substr(sizeof(kMmaPrefix) - 1) + "." +
+         std::to_string(p.a_bytes) + "x" + std::to_string(p.b_bytes);
+}
+
 void* runtime_symbol_address(const std::string& name) {
+  if (void* p = split_part_address(name)) return p;
   if (name == "coopvk_jit_workgroup_barrier") return reinterpret_cast<void*>(&coopvk_jit_workgroup_barrier);
   if (name == kConvertSymbol) return reinterpret_cast<void*>(&coopvk_rt_convert);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));

@@ -8,6 +8,13 @@
 //                                          kernels::tile_mma_kernel() of that combination:
 //                                          void(const void* a, const void* b, const void* c,
 //                                               void* d, uint32_t m, uint32_t n, uint32_t k)
+//   coopvk_mma_split.<part>.<a>.<b>.<c>.<d>.s<0|1>.<m>x<n>x<k>.<a_bytes>x<b_bytes>
+//                                          a part of kernels::tile_mma_packed() of that
+//                                          combination, whose packed operands have those
+//                                          sizes (else the symbol is not found): part a or
+//                                          b is void(const void* src, void* packed), mma
+//                                          void(const void* ap, const void* bp,
+//                                               const void* c, void* d)
 #pragma once
 
 #include <cstdint>
@@ -26,6 +33,8 @@ constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);
+// part: "a", "b" or "mma".
+std::string mma_split_symbol(const kernels::TileMmaDesc& d, const kernels::TileMmaPacked& p, const char* part);
 
 // The address of a runtime symbol by name (any of the above), or null.
 void* runtime_symbol_address(const std::string& name);

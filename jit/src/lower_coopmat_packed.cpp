@@ -1,0 +1,195 @@
+// Packed-operand caches for cooperative-matrix multiply-adds.
+//
+// A K loop over a block of accumulator tiles loads each step's A tiles and B tiles into
+// matrix variables (`coopmat<...> ma[BM], mb[BN]`) and multiplies every A tile with every
+// B tile. The kernel must widen and repack its operands before it multiplies (f16 to f32,
+// 8-bit pairs or quads for vpmaddwd / vpdpbusd, with sign fix-ups), and doing that inside
+// each multiply-add does it BN times for every A tile and BM times for every B tile: a
+// quarter of a 2x2-blocked GEMM's time went there.
+//
+// So a Function variable of matrices (or arrays of them) whose loads feed the A (or B)
+// operand of multiply-adds of one kernel combination gets, beside its contents, a packed
+// copy per matrix (kernels::tile_mma_packed()) and a flag per matrix that says the copy is
+// current. Every store to the variable clears the flags of the matrices it writes; a
+// multiply-add whose operand was just loaded from the variable packs it if its flag is
+// clear, sets the flag, and calls the kernel's packed entry. After LLVM unrolls the usual
+// loops over i and j the flags are constants: the first multiply-add of each tile packs,
+// the others do not even test.
+//
+// Only variables whose pointers are used by nothing but loads, stores and access chains to
+// whole matrices take part: nothing else can write them behind the flags' back (no function
+// call, no copy, no pointer to a component). The packed bytes depend on the kernel arch and
+// CPU features, which are part of the compiled code's host signature (compiler.cpp), and
+// the runtime symbols carry their sizes, so code linked against a different layout fails
+// to link instead of reading it wrong.
+#include "lowerer.h"
+#include "runtime_symbols.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+using spv::Op;
+
+namespace {
+
+bool is_chain(const Instruction* in) {
+  return in && (in->opcode == uint16_t(Op::OpAccessChain) || in->opcode == uint16_t(Op::OpInBoundsAccessChain));
+}
+
+bool same_desc(const kernels::TileMmaDesc& x, const kernels::TileMmaDesc& y) {
+  return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d && x.m == y.m && x.n == y.n && x.k == y.k &&
+         x.saturate == y.saturate;
+}
+
+}  // namespace
+
+Id Lowerer::root_variable(Id pointer) const {
+  const Instruction* in = m.local(pointer);
+  while (is_chain(in)) {
+    pointer = in->operands.at(0);
+    in = m.local(pointer);
+  }
+  return in && in->opcode == uint16_t(Op::OpVariable) ? pointer : 0;
+}
+
+void Lowerer::plan_packed_operands() {
+  const Function& fn = *F.fn;
+  // The matrix type inside each candidate: a Function variable whose pointer is uniform
+  // (the rep layout, lower_memory.cpp) holding a matrix of use A or B, or arrays of one.
+  std::unordered_map<Id, Id> matrix_of;
+  std::unordered_map<Id, Id> root;  // pointer into a candidate -> the variable
+  std::unordered_set<Id> excluded;
+  auto whole_matrices = [&](Id pointee) {
+    while (type(pointee).op == uint16_t(Op::OpTypeArray)) pointee = type(pointee).elem;
+    return is_matrix(pointee) ? pointee : 0;
+  };
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body) {
+      if (in.opcode == uint16_t(Op::OpVariable) && is_uniform(in.result)) {
+        Id mt = whole_matrices(type(in.result_type).elem);
+        using U = spv::CooperativeMatrixUse;
+        if (mt && (type(mt).use == uint32_t(U::MatrixAKHR) || type(mt).use == uint32_t(U::MatrixBKHR))) {
+          matrix_of[in.result] = mt;
+          root[in.result] = in.result;
+        }
+      } else if (is_chain(&in) && root.count(in.operands.at(0))) {
+        Id v = root[in.operands[0]];
+        root[in.result] = v;
+        if (whole_matrices(type(in.result_type).elem) != matrix_of[v]) excluded.insert(v);  // into a matrix
+      }
+    }
+  if (matrix_of.empty()) return;
+  // Every other use of such a pointer could write the variable unseen.
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body)
+      for (uint16_t k : in.id_operands) {
+        auto it = root.find(in.operands[k]);
+        if (it == root.end()) continue;
+        bool plain = k == 0 && (in.opcode == uint16_t(Op::OpLoad) || in.opcode == uint16_t(Op::OpStore) || is_chain(&in));
+        if (!plain) excluded.insert(it->second);
+      }
+  // One combination and role per variable, from the multiply-adds its loads feed.
+  struct Use {
+    kernels::TileMmaDesc desc;
+    uint32_t role;
+  };
+  std::unordered_map<Id, Use> uses;
+  for (const Block& b : fn.blocks)
+    for (const Instruction& in : b.body) {
+      if (in.opcode != uint16_t(Op::OpCooperativeMatrixMulAddKHR) || in.operands.size() < 3) continue;
+      bool matrices = is_matrix(in.result_type);
+      for (int i = 0; i < 3; ++i) matrices = matrices && is_matrix(type_of(in.operands[i]));
+      if (!matrices) continue;  // lower_matrix_muladd() says what is wrong
+      const kernels::TileMmaDesc d = muladd_desc(in);
+      for (uint32_t role = 0; role < 2; ++role) {
+        const Instruction* ld = m.local(in.operands[role]);
+        if (!ld || ld->opcode != uint16_t(Op::OpLoad)) continue;
+        auto it = root.find(ld->operands.at(0));
+        if (it == root.end()) continue;
+        auto [u, fresh] = uses.try_emplace(it->second, Use{d, role});
+        if (!fresh && (u->second.role != role || !same_desc(u->second.desc, d))) excluded.insert(it->second);
+      }
+    }
+  const llvm::DataLayout& dl = M->getDataLayout();
+  for (const auto& [var, use] : uses) {
+    if (excluded.count(var)) continue;
+    F.packed_caches.erase(var);
+    FunctionState::PackedCache c;
+    c.desc = use.desc;
+    c.role = use.role;
+    if (!kernels::tile_mma_packed(c.desc, &c.parts)) continue;  // this kernel packs in each call
+    c.matrix_bytes = dl.getTypeAllocSize(matrix_type(matrix_of.at(var)));
+    c.matrices = dl.getTypeAllocSize(lane_rep_type(type(type_of(var)).elem)) / c.matrix_bytes;
+    const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+    c.packed = entry_alloca(B.getInt8Ty(), c.matrices * bytes, 64);
+    c.valid = entry_alloca(B.getInt8Ty(), c.matrices, 1);
+    B.CreateMemSet(c.valid, B.getInt8(0), B.getInt64(c.matrices), llvm::Align(1));
+    F.packed_caches.emplace(var, c);
+  }
+}
+
+void Lowerer::invalidate_packed(Id pointer, Id value_type) {
+  if (F.packed_caches.empty()) return;
+  auto it = F.packed_caches.find(root_variable(pointer));
+  if (it == F.packed_caches.end()) return;
+  const FunctionState::PackedCache& c = it->second;
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::Value* off = B.CreateSub(B.CreatePtrToInt(value_v(pointer).v, i64), B.CreatePtrToInt(value_v(it->first).v, i64));
+  llvm::Value* first = B.CreateUDiv(off, B.getInt64(c.matrix_bytes));
+  uint64_t count = M->getDataLayout().getTypeAllocSize(lane_rep_type(value_type)) / c.matrix_bytes;
+  llvm::Value* flags = B.CreateGEP(B.getInt8Ty(), c.valid, first);
+  if (count == 1)
+    B.CreateStore(B.getInt8(0), flags);
+  else
+    B.CreateMemSet(flags, B.getInt8(0), B.getInt64(count), llvm::Align(1));
+}
+
+bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* c, llvm::Value* dst) {
+  if (F.packed_caches.empty()) return false;
+  const auto& o = in.operands;
+  // The operands' caches, where the operand was just loaded from a cached variable.
+  const FunctionState::PackedCache* cache[2] = {nullptr, nullptr};
+  llvm::Value* mem[2] = {matrix_in_memory(o[0], in), matrix_in_memory(o[1], in)};
+  for (uint32_t role = 0; role < 2; ++role) {
+    if (!mem[role]) continue;
+    auto it = F.packed_caches.find(root_variable(m.local(o[role])->operands.at(0)));
+    if (it != F.packed_caches.end() && it->second.role == role && same_desc(it->second.desc, d))
+      cache[role] = &it->second;
+  }
+  if (!cache[0] && !cache[1]) return false;
+  const kernels::TileMmaPacked& parts = (cache[0] ? cache[0] : cache[1])->parts;
+  llvm::Type* ptr = B.getPtrTy();
+  llvm::Type* i8 = B.getInt8Ty();
+  llvm::FunctionType* pack_t = llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr}, false);
+  llvm::Value* packed[2];
+  for (uint32_t role = 0; role < 2; ++role) {
+    const uint64_t bytes = role == 0 ? parts.a_bytes : parts.b_bytes;
+    llvm::FunctionCallee pack = M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"), pack_t);
+    llvm::Value* src = mem[role] ? mem[role] : matrix_to_memory(value_v(o[role]).v, type(type_of(o[role])));
+    const FunctionState::PackedCache* k = cache[role];
+    if (!k) {  // an operand of its own: packed for this call
+      packed[role] = entry_alloca(i8, bytes, 64);
+      B.CreateCall(pack, {src, packed[role]});
+      continue;
+    }
+    llvm::Type* i64 = B.getInt64Ty();
+    llvm::Value* off = B.CreateSub(B.CreatePtrToInt(src, i64), B.CreatePtrToInt(value_v(root_variable(m.local(o[role])->operands.at(0))).v, i64));
+    llvm::Value* slot = B.CreateUDiv(off, B.getInt64(k->matrix_bytes));
+    llvm::Value* flag = B.CreateGEP(i8, k->valid, slot);
+    packed[role] = B.CreateGEP(i8, k->packed, B.CreateMul(slot, B.getInt64(bytes)));
+    llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack", F.llvm_fn);
+    llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "packed", F.llvm_fn);
+    B.CreateCondBr(B.CreateICmpEQ(B.CreateLoad(i8, flag), B.getInt8(0)), pack_bb, cont_bb);
+    B.SetInsertPoint(pack_bb);
+    B.CreateCall(pack, {src, packed[role]});
+    B.CreateStore(B.getInt8(1), flag);
+    B.CreateBr(cont_bb);
+    B.SetInsertPoint(cont_bb);
+  }
+  llvm::FunctionCallee mma = M_get_function(mma_split_symbol(d, parts, "mma"),
+                                            llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false));
+  B.CreateCall(mma, {packed[0], packed[1], c, dst});
+  return true;
+}
+
+}  // namespace coopvk::jit
