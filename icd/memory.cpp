@@ -16,6 +16,7 @@ namespace {
 // Large allocations come straight from mmap: zeroed lazily by the kernel and returned
 // to it on free. Small ones from the heap, zeroed here so contents are deterministic.
 constexpr VkDeviceSize kMmapThreshold = 1 << 20;
+constexpr VkDeviceSize kHugePageSize = 2 << 20;
 
 }  // namespace
 
@@ -49,6 +50,11 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_AllocateMemory(VkDevice device,
   if (mem->size >= kMmapThreshold) {
     void* p = mmap(nullptr, mem->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) p = nullptr;
+    // Shaders walk large buffers with row strides of kilobytes (a matrix's rows: each on a
+    // page of its own with 4 KiB pages), so the TLB misses with small pages; ask for
+    // transparent huge pages, which the kernel grants where THP is "madvise" (Debian's
+    // default). Only advice: without them everything still works.
+    if (p && mem->size >= kHugePageSize) madvise(p, mem->size, MADV_HUGEPAGE);
     mem->data = static_cast<uint8_t*>(p);
     mem->mmapped = true;
   } else {
