@@ -488,7 +488,7 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
     // D in place of a copy of C when the formats agree (the kernels allow it), else its own buffer.
     dst = d.c == d.d && !c_src ? c : entry_alloca(B.getInt8Ty(), uint64_t(d.m) * d.n * layout(tr.elem).size, 64);
   }
-  if (!packed_muladd(in, d, c, dst)) {
+  if (!packed_muladd(in, d, a, b, c, dst)) {
     if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
     if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
     llvm::Type* ptr = B.getPtrTy();

@@ -113,7 +113,6 @@ void Lowerer::plan_packed_operands() {
   const llvm::DataLayout& dl = M->getDataLayout();
   for (const auto& [var, use] : uses) {
     if (excluded.count(var)) continue;
-    F.packed_caches.erase(var);
     FunctionState::PackedCache c;
     c.desc = use.desc;
     c.role = use.role;
@@ -128,14 +127,19 @@ void Lowerer::plan_packed_operands() {
   }
 }
 
+llvm::Value* Lowerer::packed_slot(Id variable, llvm::Value* at) {
+  // Which matrix of the variable `at` points to: the variable is matrices back to back.
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::Value* off = B.CreateSub(B.CreatePtrToInt(at, i64), B.CreatePtrToInt(value_v(variable).v, i64));
+  return B.CreateUDiv(off, B.getInt64(F.packed_caches.at(variable).matrix_bytes));
+}
+
 void Lowerer::invalidate_packed(Id pointer, Id value_type) {
   if (F.packed_caches.empty()) return;
   auto it = F.packed_caches.find(root_variable(pointer));
   if (it == F.packed_caches.end()) return;
   const FunctionState::PackedCache& c = it->second;
-  llvm::Type* i64 = B.getInt64Ty();
-  llvm::Value* off = B.CreateSub(B.CreatePtrToInt(value_v(pointer).v, i64), B.CreatePtrToInt(value_v(it->first).v, i64));
-  llvm::Value* first = B.CreateUDiv(off, B.getInt64(c.matrix_bytes));
+  llvm::Value* first = packed_slot(it->first, value_v(pointer).v);
   uint64_t count = M->getDataLayout().getTypeAllocSize(lane_rep_type(value_type)) / c.matrix_bytes;
   llvm::Value* flags = B.CreateGEP(B.getInt8Ty(), c.valid, first);
   if (count == 1)
@@ -144,15 +148,19 @@ void Lowerer::invalidate_packed(Id pointer, Id value_type) {
     B.CreateMemSet(flags, B.getInt8(0), B.getInt64(count), llvm::Align(1));
 }
 
-bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* c, llvm::Value* dst) {
+bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
+                             llvm::Value* c, llvm::Value* dst) {
   if (F.packed_caches.empty()) return false;
   const auto& o = in.operands;
-  // The operands' caches, where the operand was just loaded from a cached variable.
+  // The operands' caches, where the operand was just loaded (a, b: in place) from a cached
+  // variable.
   const FunctionState::PackedCache* cache[2] = {nullptr, nullptr};
-  llvm::Value* mem[2] = {matrix_in_memory(o[0], in), matrix_in_memory(o[1], in)};
+  Id var[2] = {0, 0};
+  llvm::Value* mem[2] = {a, b};
   for (uint32_t role = 0; role < 2; ++role) {
     if (!mem[role]) continue;
-    auto it = F.packed_caches.find(root_variable(m.local(o[role])->operands.at(0)));
+    var[role] = root_variable(m.local(o[role])->operands.at(0));
+    auto it = F.packed_caches.find(var[role]);
     if (it != F.packed_caches.end() && it->second.role == role && same_desc(it->second.desc, d))
       cache[role] = &it->second;
   }
@@ -172,9 +180,7 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
       B.CreateCall(pack, {src, packed[role]});
       continue;
     }
-    llvm::Type* i64 = B.getInt64Ty();
-    llvm::Value* off = B.CreateSub(B.CreatePtrToInt(src, i64), B.CreatePtrToInt(value_v(root_variable(m.local(o[role])->operands.at(0))).v, i64));
-    llvm::Value* slot = B.CreateUDiv(off, B.getInt64(k->matrix_bytes));
+    llvm::Value* slot = packed_slot(var[role], src);
     llvm::Value* flag = B.CreateGEP(i8, k->valid, slot);
     packed[role] = B.CreateGEP(i8, k->packed, B.CreateMul(slot, B.getInt64(bytes)));
     llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack", F.llvm_fn);

@@ -261,7 +261,10 @@ class Lowerer {
   // contents, packed at the first multiply-add after each store.
   void plan_packed_operands();
   void invalidate_packed(Id pointer, Id value_type);
-  bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* c, llvm::Value* dst);
+  // a, b: the operands' memory when matrix_in_memory() found it, else null.
+  bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
+                     llvm::Value* c, llvm::Value* dst);
+  llvm::Value* packed_slot(Id variable, llvm::Value* at);
   Id root_variable(Id pointer) const;
   llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
   bool lower_coopmat(const Instruction& in);
