@@ -160,11 +160,24 @@ TEST_CASE("cooperative matrix element-wise operations, components, constants and
   check_ops<int32_t>("ops_i32", sg);
 }
 
+namespace {
+// Calls `callee` (a packer: source, row stride, out) whose stride is not a constant: the
+// packs from a buffer a shader loaded with a stride it computed.
+size_t calls_with_runtime_stride(const std::string& ir, const std::string& callee) {
+  size_t n = 0;
+  for (size_t at = ir.find(callee); at != std::string::npos; at = ir.find(callee, at + 1)) {
+    const std::string line = ir.substr(at, ir.find('\n', at) - at);
+    if (line.find(", i64 %") != std::string::npos) ++n;
+  }
+  return n;
+}
+}  // namespace
+
 TEST_CASE("a K loop packs each tile of A and B once per step and computes the GEMM") {
   // gemm_body.glsl: 2 x 2 subgroups, each with 2 x 2 accumulator tiles, four K steps. Each
   // step loads 2 A and 2 B tiles into matrix variables and multiplies all four pairs: with
   // the packed-operand caches (lower_coopmat_packed.cpp) the optimized code packs 2 A and
-  // 2 B tiles and makes 4 packed multiply-adds per step. Every step reloads the tiles, so a
+  // 2 B tiles from the buffers and makes 4 packed multiply-adds per step. Every step reloads the tiles, so a
   // stale cache would also show in the results, checked against a double reference.
   struct Gemm {
     const char* shader;
@@ -199,8 +212,14 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
   const std::string ir = optimized_ir(words, options_for(r), &cr, true);
   kernels::TileMmaPacked parts;
   if (kernels::tile_mma_packed({g.a, g.a, g.c, g.c, TM, TN, TK}, &parts)) {
-    CHECK(occurrences(ir, "call void @coopvk_mma_split.a.") == 2);
-    CHECK(occurrences(ir, "call void @coopvk_mma_split.b.") == 2);
+    // Packed straight from the buffers, at the loads' run-time stride (the variables
+    // themselves are never written: every load of them feeds a multiply-add at once): one
+    // call site per tile, or one in a loop of two LLVM chose not to unroll.
+    for (const char* part : {"call void @coopvk_mma_split.a.", "call void @coopvk_mma_split.b."}) {
+      INFO(part);
+      const size_t sites = calls_with_runtime_stride(ir, part);
+      CHECK((sites == 1 || sites == 2));
+    }
     CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 4);
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 0);
   } else {  // a kernel arch without split forms: the whole kernel per multiply-add
@@ -268,5 +287,62 @@ TEST_CASE("stores to a matrix variable refresh its packed copies") {
     REQUIRE(get(D, T + i, NF::F32) == acc1[i]);
     REQUIRE(get(D, 2 * T + i, NF::F32) == acc2[i]);
     REQUIRE(get(E, i, NF::F16) == acc16[i]);  // integers below 2048: exact in f16
+  }
+}
+
+TEST_CASE("matrices packed straight from their buffer loads mix with stores that must reach the variable") {
+  // packed_direct.comp, replayed in double: A and B tiles packed from the buffers, a B tile
+  // loaded upside down through a negative stride (a plain store at run time), a splat
+  // stored into a B variable, and the multiply-adds after each that must see them.
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t T = 256, steps = 14;
+  using NF = NumberFormat;
+  std::vector<uint8_t> A(4 * T * 2), Bm(4 * T * 2), D(2 * T * 4);
+  std::mt19937 rng(21 + sg);
+  std::uniform_int_distribution<int> dist(-2, 2);
+  using Tile = std::vector<double>;
+  std::vector<Tile> at(4, Tile(T)), bt(4, Tile(T));
+  for (uint32_t t = 0; t < 4; ++t)
+    for (uint32_t i = 0; i < T; ++i) {
+      put(A, t * T + i, NF::F16, at[t][i] = dist(rng));
+      put(Bm, t * T + i, NF::F16, bt[t][i] = dist(rng));
+    }
+  auto mul_add = [](const Tile& x, const Tile& y, Tile& acc) {
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t j = 0; j < 16; ++j)
+        for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
+  };
+  Tile acc0(T), acc1(T);
+  for (uint32_t s = 0; s < steps; ++s) {
+    const Tile& ma = at[s % 4];
+    Tile mb0 = bt[s % 4];
+    if (s % 3 == 0)  // rows from the last one up
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 16; ++c) mb0[r * 16 + c] = bt[s % 4][(15 - r) * 16 + c];
+    const Tile mb1 = s % 5 == 2 ? Tile(T, double(s % 3)) : bt[(s + 1) % 4];
+    mul_add(ma, mb0, acc0);
+    mul_add(ma, mb1, acc1);
+  }
+  Run r;
+  r.buffers = {&A, &Bm, &D};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
+  r.spec = {spec_u32(0, sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps, uint32_t(-16)});
+  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_direct");
+  INFO("subgroup " << sg);
+  kernels::TileMmaPacked parts;
+  if (kernels::tile_mma_packed({NF::F16, NF::F16, NF::F32, NF::F32, 16, 16, 16}, &parts)) {
+    jit::CompileResult cr;
+    const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+    // the upside-down B loads pack from the buffer where their stride allows (the other
+    // loads' constant strides leave nothing in the IR to tell them from packs of variables)
+    CHECK(calls_with_runtime_stride(ir, "call void @coopvk_mma_split.b.") >= 1);
+  }
+  run_words(words, r);
+  for (uint32_t i = 0; i < T; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, i, NF::F32) == acc0[i]);
+    REQUIRE(get(D, T + i, NF::F32) == acc1[i]);
   }
 }

@@ -655,8 +655,19 @@ TEST_CASE("tile_mma: the split form computes the whole kernel's bits from packed
         REQUIRE(whole != nullptr);
         const Run want = run_kernel(whole, t, s, a, b, c);
         std::vector<uint8_t> ap(pk.a_bytes), bp(pk.b_bytes);
-        pk.pack_a(a.data(), ap.data());
-        pk.pack_b(b.data(), bp.data());
+        pk.pack_a(a.data(), s.k, ap.data());
+        pk.pack_b(b.data(), s.n, bp.data());
+        {  // from rows further apart (a tile in a larger buffer): the same packed bytes
+          const size_t ea = format_size(t.a), eb = format_size(t.b), lda = s.k + 3, ldb = s.n + 5;
+          std::vector<uint8_t> wide_a(s.m * lda * ea, 0x5a), wide_b(s.k * ldb * eb, 0xa5);
+          for (uint32_t r = 0; r < s.m; ++r) std::memcpy(&wide_a[r * lda * ea], &a.bytes[r * s.k * ea], s.k * ea);
+          for (uint32_t r = 0; r < s.k; ++r) std::memcpy(&wide_b[r * ldb * eb], &b.bytes[r * s.n * eb], s.n * eb);
+          std::vector<uint8_t> ap_wide(pk.a_bytes), bp_wide(pk.b_bytes);
+          pk.pack_a(wide_a.data(), lda, ap_wide.data());
+          pk.pack_b(wide_b.data(), ldb, bp_wide.data());
+          REQUIRE(ap_wide == ap);
+          REQUIRE(bp_wide == bp);
+        }
         std::vector<uint8_t> ap2(ap.size() + 3), bp2(bp.size() + 5);  // another, unaligned place
         std::memcpy(ap2.data() + 3, ap.data(), ap.size());
         std::memcpy(bp2.data() + 5, bp.data(), bp.size());

@@ -48,6 +48,7 @@ std::string host_signature() {
     if (f.second) sig += "," + f.first().str();
   sig += ";kernels=" + std::to_string(int(kernels::active_kernel_arch())) + "/" +
          std::to_string(kernels::active_cpu_features());
+  sig += ";abi=" + std::to_string(kRuntimeAbi);
   return sig;
 }
 

@@ -163,7 +163,6 @@ llvm::Value* Lowerer::matrix_to_memory(llvm::Value* mat, const TypeInfo& t) {
   return buf;
 }
 
-namespace {
 bool writes_memory(const Instruction& in) {
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpStore: case Op::OpCopyMemory: case Op::OpCopyMemorySized: case Op::OpFunctionCall:
@@ -175,6 +174,7 @@ bool writes_memory(const Instruction& in) {
       return in.opcode >= uint16_t(Op::OpAtomicLoad) && in.opcode <= uint16_t(Op::OpAtomicXor);
   }
 }
+namespace {
 bool touches_memory(const Instruction& in) {
   return writes_memory(in) || in.opcode == uint16_t(Op::OpLoad) || in.opcode == uint16_t(Op::OpCooperativeMatrixLoadKHR);
 }

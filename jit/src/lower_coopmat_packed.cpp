@@ -110,6 +110,38 @@ void Lowerer::plan_packed_operands() {
         if (!fresh && (u->second.role != role || !same_desc(u->second.desc, d))) excluded.insert(it->second);
       }
     }
+  // The variables not to keep whole (store_packed_from_buffer()) are those every load of
+  // which feeds, in its own block and with nothing that writes memory in between, the
+  // operand of the variable's role of such multiply-adds and nothing else, through uniform
+  // pointers only: their contents are then never read but through the packed copies.
+  std::unordered_set<Id> keep_whole;
+  std::unordered_map<Id, std::pair<size_t, size_t>> load_at;  // load -> block, position
+  std::unordered_map<Id, Id> load_var;                        // load -> variable
+  for (size_t bi = 0; bi < fn.blocks.size(); ++bi)
+    for (size_t i = 0; i < fn.blocks[bi].body.size(); ++i) {
+      const Instruction& in = fn.blocks[bi].body[i];
+      if (is_chain(&in) && root.count(in.result) && !is_uniform(in.result)) keep_whole.insert(root[in.result]);
+      if (in.opcode != uint16_t(Op::OpLoad)) continue;
+      auto r = root.find(in.operands.at(0));
+      if (r == root.end()) continue;
+      load_at[in.result] = {bi, i};
+      load_var[in.result] = r->second;
+    }
+  for (size_t bi = 0; bi < fn.blocks.size(); ++bi)
+    for (size_t i = 0; i < fn.blocks[bi].body.size(); ++i) {
+      const Instruction& in = fn.blocks[bi].body[i];
+      for (uint16_t k : in.id_operands) {
+        auto lv = load_var.find(in.operands[k]);
+        if (lv == load_var.end()) continue;
+        auto u = uses.find(lv->second);
+        bool ok = u != uses.end() && in.opcode == uint16_t(Op::OpCooperativeMatrixMulAddKHR) &&
+                  in.operands.size() >= 3 && k == u->second.role && same_desc(muladd_desc(in), u->second.desc);
+        const auto [lb, li] = load_at.at(in.operands[k]);
+        ok = ok && lb == bi && li < i;
+        for (size_t x = li + 1; ok && x < i; ++x) ok = !writes_memory(fn.blocks[bi].body[x]);
+        if (!ok) keep_whole.insert(lv->second);
+      }
+    }
   const llvm::DataLayout& dl = M->getDataLayout();
   for (const auto& [var, use] : uses) {
     if (excluded.count(var)) continue;
@@ -122,6 +154,10 @@ void Lowerer::plan_packed_operands() {
     const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
     c.packed = entry_alloca(B.getInt8Ty(), c.matrices * bytes, 64);
     c.valid = entry_alloca(B.getInt8Ty(), c.matrices, 1);
+    // The packers read dense rows, which the variable's matrices must then have too.
+    llvm::Type* row = matrix_type(matrix_of.at(var))->getArrayElementType();
+    const TypeInfo& mt = type(matrix_of.at(var));
+    c.direct = !keep_whole.count(var) && dl.getTypeAllocSize(row) == uint64_t(mt.cols) * layout(mt.elem).size;
     B.CreateMemSet(c.valid, B.getInt8(0), B.getInt64(c.matrices), llvm::Align(1));
     F.packed_caches.emplace(var, c);
   }
@@ -158,26 +194,35 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
   Id var[2] = {0, 0};
   llvm::Value* mem[2] = {a, b};
   for (uint32_t role = 0; role < 2; ++role) {
-    if (!mem[role]) continue;
-    var[role] = root_variable(m.local(o[role])->operands.at(0));
+    const Instruction* ld = m.local(o[role]);
+    if (!ld || ld->opcode != uint16_t(Op::OpLoad)) continue;
+    var[role] = root_variable(ld->operands.at(0));
     auto it = F.packed_caches.find(var[role]);
-    if (it != F.packed_caches.end() && it->second.role == role && same_desc(it->second.desc, d))
-      cache[role] = &it->second;
+    if (it == F.packed_caches.end() || it->second.role != role || !same_desc(it->second.desc, d)) continue;
+    // A variable kept only packed is always read through its cache (its contents may be
+    // stale), at the pointer the load used; the planner made sure that one is uniform and
+    // nothing wrote memory since the load.
+    if (it->second.direct)
+      mem[role] = value_v(ld->operands[0]).v;
+    else if (!mem[role])
+      continue;
+    cache[role] = &it->second;
   }
   if (!cache[0] && !cache[1]) return false;
   const kernels::TileMmaPacked& parts = (cache[0] ? cache[0] : cache[1])->parts;
   llvm::Type* ptr = B.getPtrTy();
   llvm::Type* i8 = B.getInt8Ty();
-  llvm::FunctionType* pack_t = llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr}, false);
+  llvm::FunctionType* pack_t = pack_type();
   llvm::Value* packed[2];
   for (uint32_t role = 0; role < 2; ++role) {
     const uint64_t bytes = role == 0 ? parts.a_bytes : parts.b_bytes;
     llvm::FunctionCallee pack = M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"), pack_t);
     llvm::Value* src = mem[role] ? mem[role] : matrix_to_memory(value_v(o[role]).v, type(type_of(o[role])));
     const FunctionState::PackedCache* k = cache[role];
+    llvm::Value* dense = B.getInt64(role == 0 ? d.k : d.n);  // elements between rows
     if (!k) {  // an operand of its own: packed for this call
       packed[role] = entry_alloca(i8, bytes, 64);
-      B.CreateCall(pack, {src, packed[role]});
+      B.CreateCall(pack, {src, dense, packed[role]});
       continue;
     }
     llvm::Value* slot = packed_slot(var[role], src);
@@ -187,7 +232,7 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
     llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "packed", F.llvm_fn);
     B.CreateCondBr(B.CreateICmpEQ(B.CreateLoad(i8, flag), B.getInt8(0)), pack_bb, cont_bb);
     B.SetInsertPoint(pack_bb);
-    B.CreateCall(pack, {src, packed[role]});
+    B.CreateCall(pack, {src, dense, packed[role]});
     B.CreateStore(B.getInt8(1), flag);
     B.CreateBr(cont_bb);
     B.SetInsertPoint(cont_bb);
@@ -195,6 +240,56 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
   llvm::FunctionCallee mma = M_get_function(mma_split_symbol(d, parts, "mma"),
                                             llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false));
   B.CreateCall(mma, {packed[0], packed[1], c, dst});
+  return true;
+}
+
+llvm::FunctionType* Lowerer::pack_type() {
+  // (source, elements between its rows, packed out), TileMmaPacked::pack_a / pack_b
+  llvm::Type* ptr = B.getPtrTy();
+  return llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false);
+}
+
+bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::function<void()>& plain) {
+  if (F.packed_caches.empty() || store.operands.size() < 2) return false;
+  auto it = F.packed_caches.find(root_variable(store.operands[0]));
+  if (it == F.packed_caches.end() || !it->second.direct) return false;
+  const FunctionState::PackedCache& c = it->second;
+  const Instruction* ld = m.local(store.operands[1]);
+  if (!ld || ld->opcode != uint16_t(Op::OpCooperativeMatrixLoadKHR) || ld->operands.size() < 2) return false;
+  // The buffer must still hold what the load read: the load earlier in this block, nothing
+  // that writes memory in between. And the store must be whole, as merge_rep() makes a
+  // matrix store under a per-lane mask (a matrix is the whole subgroup's); under a uniform
+  // condition only when that is known true.
+  const auto& body = F.fn->blocks[F.current_block].body;
+  if (body.empty() || &store < body.data() || &store >= body.data() + body.size() || ld < body.data() || ld >= &store)
+    return false;
+  for (const Instruction* x = ld + 1; x < &store; ++x)
+    if (writes_memory(*x)) return false;
+  auto* known = llvm::dyn_cast<llvm::Constant>(mask);
+  if (!mask->getType()->isVectorTy() && !(known && known->isAllOnesValue())) return false;
+  const TypeInfo& t = type(ld->result_type);
+  MatrixAddressing a = matrix_addressing(ld->operands[0], ld->operands[1], ld->operands.size() > 2 ? ld->operands[2] : 0, *ld);
+  if (a.column_major || a.bounds) return false;  // the packers read rows; robust loads check each
+  // The packers take the row stride in elements, not negative: other strides store plainly.
+  const uint64_t esz = layout(t.elem).size;
+  llvm::Value* ok = B.CreateAnd(B.CreateICmpSGE(a.stride, B.getInt64(0)),
+                                B.CreateICmpEQ(B.CreateSRem(a.stride, B.getInt64(int64_t(esz))), B.getInt64(0)));
+  llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack.buffer", F.llvm_fn);
+  llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "store.plain", F.llvm_fn);
+  llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "stored", F.llvm_fn);
+  B.CreateCondBr(ok, pack_bb, plain_bb);
+  B.SetInsertPoint(pack_bb);
+  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+  llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
+  llvm::FunctionCallee pack = M_get_function(mma_split_symbol(c.desc, c.parts, c.role == 0 ? "a" : "b"), pack_type());
+  llvm::Value* stride = B.CreateUDiv(a.stride, B.getInt64(esz));
+  B.CreateCall(pack, {a.base, stride, B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)))});
+  B.CreateStore(B.getInt8(1), B.CreateGEP(B.getInt8Ty(), c.valid, slot));
+  B.CreateBr(cont_bb);
+  B.SetInsertPoint(plain_bb);
+  plain();
+  B.CreateBr(cont_bb);
+  B.SetInsertPoint(cont_bb);
   return true;
 }
 

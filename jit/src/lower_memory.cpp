@@ -574,7 +574,8 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     }
     case spv::Op::OpStore: {
       Id ptr = o.at(0);
-      store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2));
+      auto plain = [&] { store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2)); };
+      if (!store_packed_from_buffer(in, plain)) plain();
       return true;
     }
     case spv::Op::OpArrayLength: {

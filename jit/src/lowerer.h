@@ -37,6 +37,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,11 @@
 #include "uniformity.h"
 
 namespace coopvk::jit {
+
+// Whether an instruction may write memory (stores, copies, calls, barriers, atomics, the
+// cooperative-matrix stores and the operations that call kernels): what lowering must not
+// move a load across.
+bool writes_memory(const Instruction& in);
 
 // Thrown for anything the lowering does not support or finds malformed; compile_compute
 // turns it into a CompileResult error (pipeline creation fails, nothing runs).
@@ -265,6 +271,12 @@ class Lowerer {
   bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
                      llvm::Value* c, llvm::Value* dst);
   llvm::Value* packed_slot(Id variable, llvm::Value* at);
+  llvm::FunctionType* pack_type();
+  // OpStore `store` of a matrix just loaded from a buffer into a variable whose contents only
+  // its packed copies are read from: packs it from the buffer instead; `plain` emits the
+  // ordinary store, for the cases that cannot (a stride the packer cannot take). False when
+  // the store is not such a store (nothing emitted).
+  bool store_packed_from_buffer(const Instruction& store, const std::function<void()>& plain);
   Id root_variable(Id pointer) const;
   llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
   bool lower_coopmat(const Instruction& in);
@@ -370,6 +382,11 @@ class Lowerer {
       uint64_t matrices = 0;
       llvm::AllocaInst* packed = nullptr;  // matrices x the role's packed bytes
       llvm::AllocaInst* valid = nullptr;   // i8 per matrix: its packed copy is current
+      // Every load of the variable feeds such a multiply-add at once, so a matrix stored
+      // there straight from a buffer load is packed from the buffer and not written to the
+      // variable (store_packed_from_buffer()); its flag then says the packed copy is the
+      // only current one.
+      bool direct = false;
     };
     std::unordered_map<Id, PackedCache> packed_caches;
   } F;

@@ -29,6 +29,12 @@ namespace coopvk::jit {
 // void coopvk_rt_convert(uint32_t src_format, const void* src, uint32_t dst_format,
 //                        void* dst, uint64_t n, uint32_t saturate)
 // with kernels::NumberFormat values; saturate selects Overflow::Saturate.
+// The calling conventions of the symbols below, as compiled code expects them: part of
+// host_signature(), so code serialized by a build with other conventions (in a
+// VkPipelineCache) is compiled again rather than linked. Bump with any change of one.
+// 2: the split-form packers take the source's row stride.
+constexpr int kRuntimeAbi = 2;
+
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);

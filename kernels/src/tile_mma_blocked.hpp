@@ -267,19 +267,19 @@ struct PackedTile {
     return kCorr ? reinterpret_cast<const Acc*>(static_cast<const uint8_t*>(bp) + size_t(UA) * N * sizeof(Unit))
                  : nullptr;
   }
-  static void pack_a(const void* a, void* out) {
+  static void pack_a(const void* a, size_t lda, void* out) {
     Unit* dst = static_cast<Unit*>(out);
     size_t ld = 0;
-    const Unit* p = P::pack_a(static_cast<const uint8_t*>(a), K, M, K, dst, ld);
+    const Unit* p = P::pack_a(static_cast<const uint8_t*>(a), lda, M, K, dst, ld);
     if (p != dst)  // A already had the layout and was left where it lies: copy it
       for (uint32_t r = 0; r < M; ++r) std::memcpy(dst + r * UA, p + r * ld, UA * sizeof(Unit));
   }
-  static void pack_b(const void* b, void* out) {
+  static void pack_b(const void* b, size_t ldb, void* out) {
     Unit* dst = static_cast<Unit*>(out);
     Acc* corr = kCorr ? const_cast<Acc*>(corrections(out)) : nullptr;
     size_t ld = 0;
     const Acc* corr_out = nullptr;
-    const Unit* p = P::pack_b(static_cast<const uint8_t*>(b), N, K, N, N, dst, ld, corr, corr_out);
+    const Unit* p = P::pack_b(static_cast<const uint8_t*>(b), ldb, K, N, N, dst, ld, corr, corr_out);
     if (p != dst)
       for (uint32_t g = 0; g < UA; ++g) std::memcpy(dst + g * N, p + g * ld, N * sizeof(Unit));
   }

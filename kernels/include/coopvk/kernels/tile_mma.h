@@ -93,8 +93,10 @@ TileMmaFn tile_mma_kernel(const TileMmaDesc& desc);
 // opaque: they hold no pointers and may be copied, but only this desc's mma reads them.
 // Outputs need no alignment.
 struct TileMmaPacked {
-  void (*pack_a)(const void* a, void* out) = nullptr;
-  void (*pack_b)(const void* b, void* out) = nullptr;
+  // lda / ldb: elements between the rows of A (>= k) / of B (>= n), so that a tile can be
+  // packed straight from the buffer a shader loads it from.
+  void (*pack_a)(const void* a, size_t lda, void* out) = nullptr;
+  void (*pack_b)(const void* b, size_t ldb, void* out) = nullptr;
   void (*mma)(const void* a_packed, const void* b_packed, const void* c, void* d) = nullptr;
   uint32_t a_bytes = 0, b_bytes = 0;
 };
