@@ -56,7 +56,7 @@ std::string optimized_ir(const std::vector<uint32_t>& words, const CompileOption
         ss << f.rdbuf();
         ir = ss.str();
       }
-      if (n != "." && n != ".." && !std::getenv("KEEPIR")) std::remove((dir + "/" + n).c_str());
+      if (n != "." && n != ".." && !std::getenv("COOPVK_TEST_KEEP_IR")) std::remove((dir + "/" + n).c_str());
     }
     closedir(d);
   }

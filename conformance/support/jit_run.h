@@ -32,6 +32,7 @@ jit::CompileResult compile_for(const std::vector<uint32_t>& words, const Run& r)
 // Compiles with COOPVK_DUMP_IR and returns the optimized IR: the subgroup entry point alone
 // (the workgroup-range one loops over subgroups), or with whole_module every function (when
 // the shader's main is not inlined into it); *cr gets the result, which must compile.
+// COOPVK_TEST_KEEP_IR=1 leaves the dumps in /tmp/coopvk-test-ir-*, to read when an IR check fails.
 std::string optimized_ir(const std::vector<uint32_t>& words, const jit::CompileOptions& opts, jit::CompileResult* cr,
                          bool whole_module = false);
 // How often `needle` occurs in `text`.
