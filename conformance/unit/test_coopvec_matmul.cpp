@@ -132,6 +132,15 @@ void run_case(const Case& c, std::mt19937& rng) {
   std::vector<uint8_t> y(size_t(c.m) * ld * eout, 0xEE), yref(y.size(), 0xEE);
   coopvec_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, y.data(), ld, c.lanes);
   coopvec_matmul_reference(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yref.data(), ld, c.lanes);
+  {  // under a cache token: prepared once, then reused, the same bits
+    static uint64_t token = 0;
+    ++token;
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<uint8_t> yt(y.size(), 0xEE);
+      coopvec_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yt.data(), ld, c.lanes, token);
+      REQUIRE(yt == y);
+    }
+  }
 
   for (uint32_t i = 0; i < c.m; ++i)
     for (size_t l = 0; l < ld; ++l) {
@@ -227,4 +236,46 @@ TEST_CASE("batched cooperative-vector products refuse what they cannot compute")
   CoopVecMatMulDesc f8_result = d;
   f8_result.result = NF::E4M3;
   CHECK(coopvec_matmul_error(f8_result) != nullptr);
+}
+
+TEST_CASE("a cache token reuses the prepared matrix and nothing else") {
+  // f32, 16 x 8, row-major, 8 lanes: y = A x with A all `a` and x all ones gives 8 * a.
+  CoopVecMatMulDesc d;
+  d.m = 16;
+  d.k = 8;
+  d.stride = 8 * 4;
+  std::vector<float> a(16 * 8, 1.0f), x(8 * 8, 1.0f), y(16 * 8);
+  auto run = [&](uint64_t token) {
+    coopvec_matmul(d, a.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
+    return y[0];
+  };
+  CHECK(run(7) == 8.0f);
+  std::fill(a.begin(), a.end(), 2.0f);
+  CHECK(run(7) == 8.0f);   // the promise: same bytes under one token, so the kept copy
+  CHECK(run(8) == 16.0f);  // a new token reads the matrix again
+  CHECK(run(0) == 16.0f);  // no token: always read
+  std::fill(a.begin(), a.end(), 3.0f);
+  CHECK(run(0) == 24.0f);
+  CHECK(run(8) == 16.0f);
+  // The same pointer and token with another shape or layout is another matrix.
+  d.k = 4;
+  CHECK(run(8) == 12.0f);
+  d.k = 8;
+  d.layout = MatrixLayout::ColumnMajor;
+  d.stride = 16 * 4;
+  CHECK(run(8) == 24.0f);
+  // Several matrices under one token (the layers of a network) are all kept.
+  std::vector<float> b(16 * 8, 5.0f);
+  d.layout = MatrixLayout::RowMajor;
+  d.stride = 8 * 4;
+  auto run_b = [&](uint64_t token) {
+    coopvec_matmul(d, b.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
+    return y[0];
+  };
+  CHECK(run(9) == 24.0f);
+  CHECK(run_b(9) == 40.0f);
+  std::fill(a.begin(), a.end(), 1.0f);
+  std::fill(b.begin(), b.end(), 1.0f);
+  CHECK(run(9) == 24.0f);
+  CHECK(run_b(9) == 40.0f);
 }

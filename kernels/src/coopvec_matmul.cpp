@@ -1,10 +1,11 @@
 // Batched cooperative-vector matrix products (coopvec_matmul.h): the matrix is brought to
-// dense row-major M x K in its own format (unless it already is), the bias broadcast into
-// the accumulators, and one tile multiply-add runs over all lanes.
+// dense row-major M x K (widened to f32 for floats; kept per thread under a cache token),
+// the bias broadcast into the accumulators, and one tile multiply-add runs over all lanes.
 #include "coopvk/kernels/coopvec_matmul.h"
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "coopvk/kernels/tile_mma.h"
@@ -21,6 +22,7 @@ bool is_int32(NF f) { return f == NF::I32 || f == NF::U32; }
 // The accumulator format: f32 for float products, i32 for integer ones.
 NF accumulator(const CoopVecMatMulDesc& d) { return format_is_float(d.result) ? NF::F32 : NF::I32; }
 
+// The combination the interpretations name (what must be supported at all).
 TileMmaDesc tile_desc(const CoopVecMatMulDesc& d, uint32_t lanes) {
   const NF acc = accumulator(d);
   return TileMmaDesc{d.matrix, d.input, acc, acc, d.m, lanes, d.k, false};
@@ -82,6 +84,70 @@ std::vector<uint8_t>& scratch(int which) {
   return buffers[which];
 }
 
+// The format the matrix is kept in for the tile kernel: f32 for floats (every
+// interpretation widens to it exactly, and the f32 kernels read it where it lies), the 8-bit
+// integers as they are.
+NF prepared_format(const CoopVecMatMulDesc& d) { return format_is_float(d.matrix) ? NF::F32 : d.matrix; }
+
+// A as the tile kernel takes it: dense row-major M x K in prepared_format(d). A transposed
+// stored matrix (K x M) is gathered the other way round.
+void prepare(const CoopVecMatMulDesc& d, const void* matrix, std::vector<uint8_t>& out) {
+  const size_t e = format_size(d.matrix);
+  std::vector<uint8_t>& dense = scratch(0);
+  dense.resize(size_t(d.m) * d.k * e);
+  const auto* src = static_cast<const uint8_t*>(matrix);
+  if (d.layout == MatrixLayout::RowMajor && !d.transpose) {
+    for (uint32_t i = 0; i < d.m; ++i) std::memcpy(dense.data() + size_t(i) * d.k * e, src + i * d.stride, d.k * e);
+  } else {
+    uint8_t* dst = dense.data();
+    for (uint32_t i = 0; i < d.m; ++i)
+      for (uint32_t j = 0; j < d.k; ++j, dst += e) std::memcpy(dst, src + element_offset(d, i, j), e);
+  }
+  const NF pf = prepared_format(d);
+  out.resize(size_t(d.m) * d.k * format_size(pf));
+  convert(d.matrix, dense.data(), pf, out.data(), size_t(d.m) * d.k);
+}
+
+// Matrices prepared on this thread under a cache token (coopvec_matmul()); a few, for the
+// layers of a small network that alternate.
+struct Prepared {
+  uint64_t token = 0;
+  const void* matrix = nullptr;
+  NF format = NF::F32;
+  uint32_t m = 0, k = 0;
+  MatrixLayout layout = MatrixLayout::RowMajor;
+  size_t stride = 0;
+  bool transpose = false;
+  std::vector<uint8_t> a;
+  bool same(const CoopVecMatMulDesc& d, const void* p, uint64_t t) const {
+    return token == t && matrix == p && format == d.matrix && m == d.m && k == d.k && layout == d.layout &&
+           stride == d.stride && transpose == d.transpose;
+  }
+};
+
+const std::vector<uint8_t>& prepared_matrix(const CoopVecMatMulDesc& d, const void* matrix, uint64_t token) {
+  thread_local Prepared kept[4];
+  thread_local unsigned next = 0;
+  if (token == 0) {
+    thread_local std::vector<uint8_t> once;
+    prepare(d, matrix, once);
+    return once;
+  }
+  for (const Prepared& p : kept)
+    if (p.same(d, matrix, token)) return p.a;
+  Prepared& p = kept[next++ % std::size(kept)];
+  p.token = token;
+  p.matrix = matrix;
+  p.format = d.matrix;
+  p.m = d.m;
+  p.k = d.k;
+  p.layout = d.layout;
+  p.stride = d.stride;
+  p.transpose = d.transpose;
+  prepare(d, matrix, p.a);
+  return p.a;
+}
+
 }  // namespace
 
 const char* coopvec_matmul_error(const CoopVecMatMulDesc& d) {
@@ -107,52 +173,43 @@ const char* coopvec_matmul_error(const CoopVecMatMulDesc& d) {
 size_t coopvec_matmul_matrix_bytes(const CoopVecMatMulDesc& d) { return layout_required_size(stored(d)); }
 
 void coopvec_matmul(const CoopVecMatMulDesc& d, const void* matrix, const void* bias, const void* x,
-                    size_t ldx, void* y, size_t ldy, uint32_t lanes) {
+                    size_t ldx, void* y, size_t ldy, uint32_t lanes, uint64_t cache_token) {
   if (lanes == 0) return;
-  const size_t e = format_size(d.matrix), ein = format_size(d.input), eout = format_size(d.result);
-  // A, dense row-major M x K: the matrix where it lies when it already is that, else a
-  // copy gathered element by element (convert_matrix() would refuse fp8 outside the optimal
-  // layouts, which is right for the API but not for a scratch copy).
-  const void* a = matrix;
-  const bool dense = d.layout == MatrixLayout::RowMajor && !d.transpose && d.stride == d.k * e;
-  if (!dense) {
-    std::vector<uint8_t>& buf = scratch(0);
-    buf.resize(size_t(d.m) * d.k * e);
-    const auto* src = static_cast<const uint8_t*>(matrix);
-    uint8_t* dst = buf.data();
-    for (uint32_t i = 0; i < d.m; ++i)
-      for (uint32_t j = 0; j < d.k; ++j, dst += e) std::memcpy(dst, src + element_offset(d, i, j), e);
-    a = buf.data();
-  }
-  // B: the inputs, K x lanes, dense.
+  const bool fp = format_is_float(d.result);
+  const NF acc = accumulator(d);
+  const std::vector<uint8_t>& a = prepared_matrix(d, matrix, cache_token);
+  // B: the inputs, K x lanes, dense, in the prepared matrix's format for floats (f32: exact,
+  // so the products and sums are those of the narrow formats).
+  const NF b_format = fp ? NF::F32 : d.input;
+  const size_t ein = format_size(d.input), eb = format_size(b_format), eout = format_size(d.result);
   const void* b = x;
-  if (ldx != lanes) {
+  if (ldx != lanes || b_format != d.input) {
     std::vector<uint8_t>& buf = scratch(1);
-    buf.resize(size_t(d.k) * lanes * ein);
+    buf.resize(size_t(d.k) * lanes * eb);
     for (uint32_t j = 0; j < d.k; ++j)
-      std::memcpy(buf.data() + size_t(j) * lanes * ein, static_cast<const uint8_t*>(x) + j * ldx * ein, lanes * ein);
+      convert(d.input, static_cast<const uint8_t*>(x) + j * ldx * ein, b_format, buf.data() + size_t(j) * lanes * eb,
+              lanes);
     b = buf.data();
   }
   // C: the bias broadcast over the lanes, in the accumulator's format; D in place.
-  const NF acc = accumulator(d);
   std::vector<uint8_t>& cbuf = scratch(2);
   cbuf.assign(size_t(d.m) * lanes * 4, 0);
   if (d.has_bias) {
     const auto* bp = static_cast<const uint8_t*>(bias);
-    const size_t eb = format_size(d.bias);
+    const size_t ebias = format_size(d.bias);
     for (uint32_t i = 0; i < d.m; ++i) {
       uint32_t v = 0;
       if (acc == NF::F32) {
-        float f = float(load_float(d.bias, bp + i * eb));
+        float f = float(load_float(d.bias, bp + i * ebias));
         std::memcpy(&v, &f, 4);
       } else {
-        v = uint32_t(load_int(d.bias, bp + i * eb));
+        v = uint32_t(load_int(d.bias, bp + i * ebias));
       }
       for (uint32_t l = 0; l < lanes; ++l) std::memcpy(cbuf.data() + (size_t(i) * lanes + l) * 4, &v, 4);
     }
   }
-  const TileMmaDesc t = tile_desc(d, lanes);
-  tile_mma_kernel(t)(a, b, cbuf.data(), cbuf.data(), t.m, t.n, t.k);
+  const TileMmaDesc t{prepared_format(d), b_format, acc, acc, d.m, lanes, d.k, false};
+  tile_mma_kernel(t)(a.data(), b, cbuf.data(), cbuf.data(), t.m, t.n, t.k);
   // Y: the accumulators in the result's format, one rounding.
   auto* out = static_cast<uint8_t*>(y);
   for (uint32_t i = 0; i < d.m; ++i)
