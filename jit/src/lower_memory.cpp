@@ -73,6 +73,7 @@ uint64_t Lowerer::rep_size_bound(Id t) {
   if (ti.op == uint16_t(spv::Op::OpTypeArray) || ti.op == uint16_t(spv::Op::OpTypeVector) ||
       ti.op == uint16_t(spv::Op::OpTypeMatrix))
     return uint64_t(ti.count) * rep_size_bound(ti.elem);
+  if (is_coopvec(t)) return coopvec_buffer_bytes(t);
   if (is_matrix(t)) {
     // [rows x <cols x T>] (lower_coopmat.cpp), each row rounded up like a leaf vector.
     uint64_t row = uint64_t(ti.cols) * layout(ti.elem).size, p = 1;
