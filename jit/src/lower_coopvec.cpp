@@ -27,6 +27,12 @@ bool Lowerer::is_coopvec(Id type_id) const {
   return it != types_.end() && it->second.op == uint16_t(Op::OpTypeCooperativeVectorNV);
 }
 
+Id Lowerer::value_type_of(Id id) const {
+  if (auto it = F.value_types.find(id); it != F.value_types.end()) return it->second;
+  const Instruction* g = m.global(id);
+  return g && !spv_op_is_type(g->opcode) ? g->result_type : 0;
+}
+
 bool Lowerer::holds_object(Id type_id) { return is_coopvec(type_id) || holds_matrix(type_id); }
 
 llvm::Type* Lowerer::coopvec_buffer_type(Id type_id) {
@@ -192,9 +198,7 @@ void Lowerer::lower_coopvec_elementwise(const Instruction& in) {
   std::vector<std::pair<Id, llvm::Value*>> vec_operands;  // id, buffer
   for (uint16_t k : in.id_operands) {
     Id id = in.operands[k];
-    const Instruction* g = m.global(id);
-    if (g && (spv_op_is_type(g->opcode) || g->opcode == uint16_t(Op::OpExtInstImport))) continue;
-    if (is_coopvec(type_of(id))) vec_operands.push_back({id, value_v(id).v});
+    if (is_coopvec(value_type_of(id))) vec_operands.push_back({id, value_v(id).v});
   }
   llvm::Value* out = coopvec_buffer(in.result, rt);
   for_each_component(t.count, [&](llvm::Value* i) {
@@ -229,12 +233,7 @@ bool elementwise_opcode(uint16_t op) {
 
 bool Lowerer::lower_coopvec(const Instruction& in) {
   bool involved = in.result_type && is_coopvec(in.result_type);
-  for (uint16_t k : in.id_operands) {
-    if (involved) break;
-    Id id = in.operands[k];
-    if (F.value_types.count(id) || (m.global(id) && !spv_op_is_type(m.global(id)->opcode) && m.global(id)->result_type))
-      involved = is_coopvec(type_of(id));
-  }
+  for (uint16_t k : in.id_operands) involved = involved || is_coopvec(value_type_of(in.operands[k]));
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpCooperativeVectorLoadNV: case Op::OpCooperativeVectorStoreNV:
       return lower_coopvec_memory(in);

@@ -31,11 +31,12 @@ bool glsl_allowed(uint32_t number) {
 bool Lowerer::check_coopvec_types(const Instruction& in) {
   const auto& o = in.operands;
   const Id rt = in.result_type;
-  auto value_type = [&](Id id) -> Id {
-    if (F.value_types.count(id)) return F.value_types.at(id);
-    const Instruction* g = m.global(id);
-    return g && !spv_op_is_type(g->opcode) ? g->result_type : 0;
-  };
+  auto value_type = [&](Id id) { return value_type_of(id); };
+  if ((in.opcode == uint16_t(Op::OpAccessChain) || in.opcode == uint16_t(Op::OpInBoundsAccessChain)) && !o.empty()) {
+    // Into a cooperative vector variable: one index, checked where it is lowered.
+    Id pt = value_type(o[0]);
+    if (pt && type(pt).op == uint16_t(Op::OpTypePointer) && is_coopvec(type(pt).elem)) return true;
+  }
   bool any = rt && is_coopvec(rt);
   for (uint16_t k : in.id_operands)
     if (Id t = value_type(o[k]); t && is_coopvec(t)) any = true;

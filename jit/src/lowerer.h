@@ -304,6 +304,7 @@ class Lowerer {
   // Cooperative vectors (lower_coopvec*.cpp; representation in the header comment).
   static constexpr uint32_t kMaxCoopVecComponents = 4096;
   bool is_coopvec(Id type_id) const;
+  Id value_type_of(Id id) const;  // the type of a value id, 0 for anything else (types, imports, labels)
   bool holds_object(Id type_id);  // a matrix or cooperative vector (or aggregate of matrices)
   llvm::Type* coopvec_buffer_type(Id type_id);  // [count x <N x T>]
   uint64_t coopvec_buffer_bytes(Id type_id);
