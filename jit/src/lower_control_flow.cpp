@@ -207,6 +207,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
       }
   }
   B.SetInsertPoint(F.entry);
+  plan_coopvec_lifetimes();
   // Values read outside their block get a slot of their rep (uniform or per lane).
   for (Id v : F.fu->temporal) F.masked_slot[v] = true;
   for (uint32_t i = 0; i < fn.blocks.size(); ++i)
@@ -323,7 +324,9 @@ void Lowerer::emit_block(uint32_t pos) {
   F.values.clear();
   F.splats.clear();
   F.current_block = index;
-  for (const Instruction& in : blk.body) {
+  const std::vector<std::vector<Id>> coopvec_ends = coopvec_block_ends(blk);
+  for (size_t j = 0; j < blk.body.size(); ++j) {
+    const Instruction& in = blk.body[j];
     if (is_block_terminator(in.opcode)) break;
     if (in.opcode == uint16_t(spv::Op::OpPhi)) {
       llvm::AllocaInst* ps = F.phi_slots.at(in.result);
@@ -337,6 +340,7 @@ void Lowerer::emit_block(uint32_t pos) {
       continue;
     }
     emit_instruction(in);
+    end_coopvec_lifetimes(coopvec_ends[j]);
   }
   emit_terminator(blk.body.back());
 }

@@ -46,13 +46,63 @@ uint64_t Lowerer::coopvec_buffer_bytes(Id type_id) {
 
 llvm::Value* Lowerer::coopvec_buffer(Id id, Id type_id) {
   if (auto it = F.coopvec_buffers.find(id); it != F.coopvec_buffers.end()) return it->second;
-  coopvec_frame_bytes += coopvec_buffer_bytes(type_id);
+  const uint64_t bytes = coopvec_buffer_bytes(type_id);
+  const bool local = F.coopvec_local.count(id) > 0;
+  if (local) {
+    // Local buffers count while live (definition to last use in the block): what stack
+    // colouring can fold them into.
+    F.coopvec_block_bytes += bytes;
+    if (F.coopvec_block_bytes > F.coopvec_peak_bytes) {
+      coopvec_frame_bytes += F.coopvec_block_bytes - F.coopvec_peak_bytes;
+      F.coopvec_peak_bytes = F.coopvec_block_bytes;
+    }
+  } else {
+    coopvec_frame_bytes += bytes;
+  }
   if (coopvec_frame_bytes > kMaxCoopVecFrameBytes)
     fail("the shader's cooperative vectors need more than " + std::to_string(kMaxCoopVecFrameBytes >> 10) +
          " KiB of frame at subgroup size " + std::to_string(N) + " (fewer or shorter vectors, or a smaller subgroup)");
   llvm::AllocaInst* a = entry_alloca(coopvec_buffer_type(type_id), 1, 64);
+  if (local) B.CreateLifetimeStart(a, B.getInt64(bytes));
   F.coopvec_buffers[id] = a;
   return a;
+}
+
+void Lowerer::plan_coopvec_lifetimes() {
+  std::unordered_set<Id> elsewhere;  // used outside the defining block, by a phi or a terminator
+  for (uint32_t b = 0; b < F.fn->blocks.size(); ++b)
+    for (const Instruction& in : F.fn->blocks[b].body)
+      for (uint16_t k : in.id_operands) {
+        Id w = in.operands[k];
+        auto it = F.block_of.find(w);
+        if (it != F.block_of.end() && (it->second != b || is_block_terminator(in.opcode) || in.opcode == uint16_t(Op::OpPhi)))
+          elsewhere.insert(w);
+      }
+  for (const Block& blk : F.fn->blocks)
+    for (const Instruction& in : blk.body)
+      if (in.result && in.result_type && is_coopvec(in.result_type) && in.opcode != uint16_t(Op::OpPhi) &&
+          !elsewhere.count(in.result))
+        F.coopvec_local.insert(in.result);
+}
+
+std::vector<std::vector<Id>> Lowerer::coopvec_block_ends(const Block& blk) {
+  F.coopvec_block_bytes = 0;
+  std::unordered_map<Id, size_t> last;
+  for (size_t j = 0; j < blk.body.size(); ++j)
+    for (uint16_t k : blk.body[j].id_operands)
+      if (F.coopvec_local.count(blk.body[j].operands[k])) last[blk.body[j].operands[k]] = j;
+  std::vector<std::vector<Id>> ends(blk.body.size());
+  for (const auto& [id, j] : last) ends[j].push_back(id);
+  return ends;
+}
+
+void Lowerer::end_coopvec_lifetimes(const std::vector<Id>& ids) {
+  for (Id id : ids)
+    if (auto it = F.coopvec_buffers.find(id); it != F.coopvec_buffers.end()) {
+      const uint64_t bytes = coopvec_buffer_bytes(value_type_of(id));
+      B.CreateLifetimeEnd(it->second, B.getInt64(bytes));
+      F.coopvec_block_bytes -= bytes;
+    }
 }
 
 llvm::Value* Lowerer::coopvec_component(Id type_id, llvm::Value* buf, llvm::Value* i) {

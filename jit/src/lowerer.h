@@ -329,7 +329,14 @@ class Lowerer {
   bool lower_coopvec_memory(const Instruction& in);  // OpCooperativeVectorLoadNV / StoreNV
   bool lower_coopvec_matmul(const Instruction& in);  // multiply(-add), training accumulations
   bool check_coopvec_types(const Instruction& in);   // true: a cooperative-vector instruction, checked
-  uint64_t coopvec_frame_bytes = 0;
+  uint64_t coopvec_frame_bytes = 0;  // a bound on the frame the buffers take, all functions
+  // Buffers of values used only in their own block live from their definition to their
+  // last use there (LLVM lifetime markers), so stack colouring lets them share memory:
+  // which values those are (per function), and per instruction of a block the ones whose
+  // last use it is.
+  void plan_coopvec_lifetimes();
+  std::vector<std::vector<Id>> coopvec_block_ends(const Block& blk);
+  void end_coopvec_lifetimes(const std::vector<Id>& ids);
   // Conversions (lower_convert.cpp): v's leaves from scalar type `from` to `to`, into a
   // rep of type result_t; count: elements in v (0: from its type).
   bool special_float(Id scalar_type_id) const;  // bfloat16 or float8
@@ -422,6 +429,8 @@ class Lowerer {
     // caller's result buffer of a function returning one (a hidden last parameter).
     std::unordered_map<Id, llvm::AllocaInst*> coopvec_buffers;
     llvm::Value* coopvec_ret = nullptr;
+    std::unordered_set<Id> coopvec_local;  // used only in the defining block, not by its terminator
+    uint64_t coopvec_block_bytes = 0, coopvec_peak_bytes = 0;  // local buffers: this block's, the most of any
   } F;
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
