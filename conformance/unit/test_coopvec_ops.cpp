@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "coopvec_test_matrix.h"
@@ -136,4 +137,31 @@ TEST_CASE("coopvec training accumulations match the scalar reference") {
   kernels::coopvec_reduce_sum_accumulate(mf, M, ra);
   kernels::coopvec_reduce_sum_accumulate(mf, M, ra);
   for (uint32_t k = 0; k < M; ++k) REQUIRE(get(sum, k, mf) == (k + 1 < M ? 2 * a[k] : 0.0));
+}
+
+TEST_CASE("coopvec accumulations are atomic across threads") {
+  // Four threads add the same outer product (all ones) and vector into one matrix and
+  // one array 200 times each: any lost update shows as a sum below 800 (exact in f16).
+  const NF mf = GENERATE(NF::F16, NF::F32);
+  const uint32_t M = 16, N = 8, kThreads = 4, kRounds = 200;
+  std::vector<double> zero(M * N, 0.0);
+  StoredMatrix s = store_matrix(zero, M, N, mf, MatrixLayout::TrainingOptimal, false);
+  std::vector<uint8_t> ones((M + N) * 2), sum(M * 4, 0), vb(M * 4);
+  for (uint32_t k = 0; k < M + N; ++k) put(ones, k, NF::F16, 1.0);
+  for (uint32_t k = 0; k < M; ++k) put(vb, k, mf, 1.0);
+  kernels::CoopVecOuterDesc d{uint32_t(NF::F16), uint32_t(mf), M, N, uint32_t(MatrixLayout::TrainingOptimal), 0};
+  kernels::CoopVecOuterArgs oa{s.bytes.data(), 0, ones.data(), 2, ones.data() + M * 2, 2, nullptr, nullptr};
+  kernels::CoopVecReduceArgs ra{sum.data(), vb.data(), int64_t(kernels::format_size(mf)), nullptr, nullptr};
+  std::vector<std::thread> threads;
+  for (uint32_t t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (uint32_t r = 0; r < kRounds; ++r) {
+        kernels::coopvec_outer_product_accumulate(d, oa);
+        kernels::coopvec_reduce_sum_accumulate(mf, M, ra);
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::vector<double> want(M * N, double(kThreads * kRounds));
+  REQUIRE(s.bytes == store_matrix(want, M, N, mf, MatrixLayout::TrainingOptimal, false).bytes);
+  for (uint32_t k = 0; k < M; ++k) REQUIRE(get(sum, k, mf) == double(kThreads * kRounds));
 }
