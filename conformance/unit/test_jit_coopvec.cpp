@@ -92,7 +92,9 @@ struct MatmulCase {
   bool transpose;
 };
 
-void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed) {
+// mat_range: robust buffer access with the matrix buffer's range ending there (row-major,
+// not transposed): elements past it read zero.
+void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed, size_t mat_range = 0) {
   CAPTURE(v.name, c.m, c.k, int(c.layout), c.transpose);
   const uint32_t M = c.m, K = c.k;
   const uint32_t in_len = v.packed ? (K + 3) / 4 : K;
@@ -150,6 +152,10 @@ void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed) {
             spec_u32(4, c.transpose)};
   r.push = push_words<uint32_t>({uint32_t(in_stride), uint32_t(out_stride), uint32_t(stored[0].stride),
                                  uint32_t(mat_bytes), uint32_t(bias_bytes)});
+  if (mat_range) {
+    r.robust = true;
+    r.ranges = {0, mat_range, 0, 0};
+  }
   run_words(shader(std::string("matmul_") + v.name), r);
   for (uint32_t i = 0; i < kInvocations; ++i) {
     CAPTURE(i);
@@ -163,7 +169,12 @@ void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed) {
       }
       const int s = i & 1;
       double exact = bias[s][m];
-      for (uint32_t k = 0; k < K; ++k) exact += a[s][size_t(m) * K + k] * interpret(v, x[i][k]);
+      const size_t esz = kernels::format_size(v.matrix);
+      for (uint32_t k = 0; k < K; ++k) {
+        const size_t offset = s * mat_bytes + m * stored[0].stride + k * esz;
+        if (mat_range && offset + esz > mat_range) continue;  // out of bounds: zero
+        exact += a[s][size_t(m) * K + k] * interpret(v, x[i][k]);
+      }
       REQUIRE(got == muladd_result(v.result, exact, false));
     }
   }
@@ -194,6 +205,15 @@ TEST_CASE("cooperative vector matrix multiply of every type combination") {
   const bool fp8 = v.matrix == NF::E4M3 || v.matrix == NF::E5M2;
   if (fp8 && layout < 2) return;  // fp8 matrices: optimal layouts only (VUID ...-10090)
   run_matmul(v, {mk.first, mk.second, MatrixLayout(layout), transpose}, 99 + mk.first + mk.second);
+}
+
+TEST_CASE("cooperative vector matrix multiply under robust buffer access") {
+  // The second matrix is cut after 2.5 of its rows.
+  const Variant& v = variant(GENERATE("s8packed_s32", "f16_f16"));
+  const uint32_t M = 7, K = 40;
+  const size_t esz = kernels::format_size(v.matrix), stride = round_up(K * esz, 16) + 16;
+  const size_t mat_bytes = round_up((M - 1) * stride + K * esz, 64);
+  run_matmul(v, {M, K, MatrixLayout::RowMajor, false}, 5, mat_bytes + 2 * stride + K * esz / 2);
 }
 
 namespace {
@@ -238,7 +258,7 @@ void check_ops_i32(uint32_t L) {
   CAPTURE(L);
   std::mt19937 rng(L + 1);
   std::uniform_int_distribution<int> dist(-1000, 1000);
-  std::vector<int32_t> in(kInvocations * 2 * L), out(kInvocations * 4 * L);
+  std::vector<int32_t> in(kInvocations * 2 * L), out(kInvocations * 5 * L);
   for (int32_t& v : in) v = dist(rng);
   std::vector<uint8_t> in_b = bytes_of(in), out_b = bytes_of(out);
   Run r;
@@ -250,7 +270,7 @@ void check_ops_i32(uint32_t L) {
   for (uint32_t i = 0; i < kInvocations; ++i) {
     const int32_t* a = &in[i * 2 * L];
     const int32_t* b = a + L;
-    auto got = [&](uint32_t k, uint32_t j) { return at<int32_t>(out_b, (i * 4 + k) * L + j); };
+    auto got = [&](uint32_t k, uint32_t j) { return at<int32_t>(out_b, (i * 5 + k) * L + j); };
     for (uint32_t j = 0; j < L; ++j) {
       CAPTURE(i, j);
       REQUIRE(got(0, j) == (a[j] * b[j] - a[j] + b[j]) / 3 + (-b[j]));
@@ -258,6 +278,7 @@ void check_ops_i32(uint32_t L) {
       uint32_t ua = uint32_t(a[j]), ub = uint32_t(b[j]);
       REQUIRE(uint32_t(got(2, j)) == ua / (ub | 1u) + (ua >> 28));
       REQUIRE(got(3, j) == std::max(std::min(a[j], b[j]), std::clamp(b[j], -7, 9)));
+      REQUIRE(got(4, j) == (j == 0 ? 77 : b[j]) + a[j]);
     }
   }
 }
@@ -335,6 +356,24 @@ TEST_CASE("cooperative vector loads and stores under robust buffer access") {
   }
 }
 
+TEST_CASE("cooperative vector loads and stores through buffer device addresses and shared memory") {
+  const uint32_t L = GENERATE(1u, 7u, 129u);
+  std::vector<float> src(kLocal * L), dst(kLocal * L, -1.0f);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = float(k % 251) - 100.0f;
+  std::vector<uint8_t> unused(16);
+  Run r;
+  r.coopvec = true;
+  r.buffers = {&unused};
+  r.spec = {spec_u32(0, L)};
+  r.push = push_words<uint64_t>({uint64_t(uintptr_t(src.data())), uint64_t(uintptr_t(dst.data()))});
+  run_words(shader("coopvec_memory"), r);
+  for (uint32_t i = 0; i < kLocal; ++i)
+    for (uint32_t j = 0; j < L; ++j) {
+      CAPTURE(i, j);
+      REQUIRE(dst[i * L + j] == 2.0f * src[((i + 1) % kLocal) * L + j]);
+    }
+}
+
 TEST_CASE("cooperative vector shaders fail cleanly without the feature or when malformed") {
   Run r;
   r.spec = {spec_u32(0, 8), spec_u32(1, 8), spec_u32(2, 8), spec_u32(3, 0), spec_u32(4, 0)};
@@ -352,34 +391,26 @@ TEST_CASE("cooperative vector shaders fail cleanly without the feature or when m
     REQUIRE(contains(e, "cooperativeVector"));
   }
   r.coopvec = true;
-  SECTION("K differs from the input's length") {
-    r.spec[2] = spec_u32(2, 7);
-    std::string e = error_of("matmul_f16_f16");
-    CAPTURE(e);
-    REQUIRE(contains(e, "K is 8"));
-  }
-  SECTION("unknown layout") {
-    r.spec[3] = spec_u32(3, 7);
-    std::string e = error_of("matmul_f16_f16");
-    CAPTURE(e);
-    REQUIRE(contains(e, "unknown cooperative vector matrix layout 7"));
-  }
-  SECTION("transposed row-major matrix") {
-    r.spec[4] = spec_u32(4, 1);
-    std::string e = error_of("matmul_f16_f16");
-    CAPTURE(e);
-    REQUIRE(contains(e, "cannot be transposed"));
-  }
-  SECTION("float8 matrix in row-major layout") {
-    std::string e = error_of("matmul_e4m3_f16");
-    CAPTURE(e);
-    REQUIRE(contains(e, "optimal layout"));
-  }
-  SECTION("packed input too short for K") {
-    r.spec[2] = spec_u32(2, 1);
-    std::string e = error_of("matmul_s8packed_s32");
-    CAPTURE(e);
-    REQUIRE(contains(e, "fewer than K"));
+  // Malformed by specialization: (shader, constant id, value, what the error says).
+  struct Bad {
+    const char* shader;
+    uint32_t id, value;
+    const char* says;
+  };
+  const Bad bad[] = {
+      {"matmul_f16_f16", 2, 7, "K is 8"},                                       // Input has 7 components
+      {"matmul_f16_f16", 3, 7, "unknown cooperative vector matrix layout 7"},   // MemoryLayout
+      {"matmul_f16_f16", 4, 1, "cannot be transposed"},                         // row-major, transposed
+      {"matmul_e4m3_f16", 3, 0, "optimal layout"},                              // fp8 row-major
+      {"matmul_s8packed_s32", 2, 1, "fewer than K"},                            // 4 values for K = 8
+  };
+  for (const Bad& b : bad) {
+    Run rb = r;
+    rb.spec[b.id] = spec_u32(b.id, b.value);
+    jit::CompileResult cr = compile_for(shader(b.shader), rb);
+    CAPTURE(b.shader, b.id, b.value, cr.error);
+    REQUIRE(!cr.shader);
+    REQUIRE(contains(cr.error, b.says));
   }
   SECTION("interpretation operand that is not an integer constant") {
     // The InputInterpretation of the multiply becomes the Transpose operand's id.

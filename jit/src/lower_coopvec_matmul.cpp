@@ -112,28 +112,6 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
     gv->setAlignment(llvm::Align(8));
     return gv;
   };
-  // Calls `emit(lane)` for every active lane, in a loop (the lane an i32).
-  auto for_each_active_lane = [&](const std::function<void(llvm::Value*)>& emit) {
-    llvm::Function* fn = B.GetInsertBlock()->getParent();
-    llvm::BasicBlock* pre = B.GetInsertBlock();
-    auto* head = llvm::BasicBlock::Create(C, "cv.lane", fn);
-    auto* body = llvm::BasicBlock::Create(C, "cv.lane.on", fn);
-    auto* next = llvm::BasicBlock::Create(C, "cv.lane.next", fn);
-    auto* done = llvm::BasicBlock::Create(C, "cv.lane.done", fn);
-    B.CreateBr(head);
-    B.SetInsertPoint(head);
-    llvm::PHINode* l = B.CreatePHI(i32, 2);
-    l->addIncoming(B.getInt32(0), pre);
-    B.CreateCondBr(B.CreateExtractElement(mask, l), body, next);
-    B.SetInsertPoint(body);
-    emit(l);
-    B.CreateBr(next);
-    B.SetInsertPoint(next);
-    llvm::Value* l1 = B.CreateAdd(l, B.getInt32(1));
-    l->addIncoming(l1, next);
-    B.CreateCondBr(B.CreateICmpULT(l1, B.getInt32(N)), head, done);
-    B.SetInsertPoint(done);
-  };
   auto lane_column = [&](llvm::Value* buf, llvm::Value* l, uint64_t esz) {
     return B.CreateGEP(B.getInt8Ty(), buf, B.CreateMul(B.CreateZExt(l, i64), B.getInt64(esz)));
   };
@@ -226,7 +204,7 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
       llvm::AllocaInst* args = entry_alloca(args_t, 1, 16);
       llvm::FunctionCallee f =
           M_get_function(kCoopVecMatMulSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr}, false));
-      for_each_active_lane([&](llvm::Value* l) {
+      for_active_lanes(mask, [&](llvm::Value* l) {
         llvm::Value* fields[] = {
             lane_value(B, maddr, l),
             B.CreateZExt(lane_value(B, stride, l), i64),
@@ -281,7 +259,7 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
       const uint64_t esz = element_bytes(type_of(o[2]));
       llvm::AllocaInst* args = entry_alloca(args_t, 1, 16);
       llvm::FunctionCallee f = M_get_function(kCoopVecOuterSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr}, false));
-      for_each_active_lane([&](llvm::Value* l) {
+      for_active_lanes(mask, [&](llvm::Value* l) {
         llvm::Value* fields[] = {
             lane_value(B, maddr, l), B.CreateZExt(lane_value(B, stride, l), i64),
             lane_column(a_buf, l, esz), B.getInt64(int64_t(esz) * N),
@@ -311,7 +289,7 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
       llvm::AllocaInst* args = entry_alloca(args_t, 1, 16);
       llvm::FunctionCallee f =
           M_get_function(kCoopVecReduceSymbol, llvm::FunctionType::get(B.getVoidTy(), {i32, i32, ptr}, false));
-      for_each_active_lane([&](llvm::Value* l) {
+      for_active_lanes(mask, [&](llvm::Value* l) {
         llvm::Value* fields[] = {
             lane_value(B, addr, l), lane_column(v_buf, l, esz), B.getInt64(int64_t(esz) * N),
             range ? lane_value(B, range->first, l) : null, range ? lane_value(B, range->second, l) : null,

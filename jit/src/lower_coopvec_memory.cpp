@@ -48,12 +48,8 @@ bool Lowerer::lower_coopvec_memory(const Instruction& in) {
   llvm::Type* lane_t = llvm::FixedVectorType::get(et, N);
   const llvm::Align align(esz);
   Val p = value_v(pointer), off = value_v(offset);
-  std::optional<Bounds> bounds = bounds_of(pointer);
-  struct Checking {
-    const Bounds*& slot;
-    ~Checking() { slot = nullptr; }
-  } scope{checking};
-  if (bounds) checking = &*bounds;
+  CheckingScope scope(*this, pointer);
+  const bool bounds = scope.bounds.has_value();
   llvm::Value* buf = load ? coopvec_buffer(in.result, vt) : value_v(o[2]).v;
   // Offsets are byte counts: unsigned.
   if (p.uniform && off.uniform && !bounds) {

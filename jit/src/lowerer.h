@@ -172,6 +172,8 @@ class Lowerer {
   llvm::Value* lane_index();  // <N x i32> 0..N-1
   llvm::Value* any(llvm::Value* mask);
   llvm::Value* first_active_lane(llvm::Value* mask);  // i32 index of the lowest set lane
+  // Runs body(lane) (an i32) for every lane set in lanes_mask, in lane order, as an LLVM loop.
+  void for_active_lanes(llvm::Value* lanes_mask, const std::function<void(llvm::Value*)>& body);
   llvm::Value* zero_rep(Id type);
   // Applies f to each scalar leaf of reps a (and b, c) of the same shape.
   llvm::Value* map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f);
@@ -200,6 +202,18 @@ class Lowerer {
   };
   std::optional<Bounds> bounds_of(Id pointer, bool matrix = false);  // matrix: a cooperative matrix access
   const Bounds* checking = nullptr;
+  // Checks the accesses through `pointer` against its bounds (when robust access applies)
+  // while the scope lives.
+  struct CheckingScope {
+    Lowerer& L;
+    std::optional<Bounds> bounds;
+    CheckingScope(Lowerer& l, Id pointer) : L(l), bounds(l.bounds_of(pointer)) {
+      if (bounds) L.checking = &*bounds;
+    }
+    ~CheckingScope() { L.checking = nullptr; }
+    CheckingScope(const CheckingScope&) = delete;
+    CheckingScope& operator=(const CheckingScope&) = delete;
+  };
   llvm::Value* in_bounds(llvm::Value* addr, uint64_t size);
   // addr when no check applies or it is in bounds, else a frame slot of zeros (loads) or
   // a sink (stores).

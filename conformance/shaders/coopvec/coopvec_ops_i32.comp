@@ -7,13 +7,14 @@ layout(local_size_x = 16) in;
 layout(constant_id = 0) const uint L = 8;
 layout(set = 0, binding = 0) buffer In { int x[]; } inb;
 layout(set = 0, binding = 1) buffer Out { int y[]; } outb;
+coopvecNV<int, L> g;  // a Private variable, also written one component at a time
 
 void main() {
   uint i = gl_GlobalInvocationID.x;
   coopvecNV<int, L> a, b;
   coopVecLoadNV(a, inb.x, i * 2 * L * 4);
   coopVecLoadNV(b, inb.x, i * 2 * L * 4 + L * 4);
-  uint o = i * 4 * L * 4;
+  uint o = i * 5 * L * 4;
   coopvecNV<int, L> r = (a * b - a + b) / coopvecNV<int, L>(3) + (-b);
   coopVecStoreNV(r, outb.y, o);
   r = ((a & b) | (a ^ coopvecNV<int, L>(0x55))) + (~b) + (a << coopvecNV<int, L>(3)) + (b >> coopvecNV<int, L>(1));
@@ -23,4 +24,7 @@ void main() {
   coopVecStoreNV(ur, outb.y, o + 2 * L * 4);
   r = max(min(a, b), clamp(b, coopvecNV<int, L>(-7), coopvecNV<int, L>(9)));
   coopVecStoreNV(r, outb.y, o + 3 * L * 4);
+  g = b;
+  g[0] = 77;
+  coopVecStoreNV(g + a, outb.y, o + 4 * L * 4);
 }
