@@ -80,6 +80,7 @@ CompileOptions options_for(const Run& r) {
   opts.specialization = r.spec;
   opts.matrix_combinations = r.matrices;
   opts.robust_buffer_access = r.robust;
+  opts.cooperative_vector = opts.cooperative_vector_training = r.coopvec;
   opts.layout.sets[0].bindings.resize(r.buffers.size());
   for (size_t b = 0; b < r.buffers.size(); ++b)
     opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, uint32_t(b), 1};
@@ -91,7 +92,10 @@ CompiledShader run_words(const std::vector<uint32_t>& words, Run& r) {
   INFO(cr.error);
   REQUIRE(cr.shader);
   std::vector<BufferDescriptor> descs;
-  for (auto* b : r.buffers) descs.push_back({b->data(), b->size()});
+  for (size_t k = 0; k < r.buffers.size(); ++k) {
+    size_t range = k < r.ranges.size() && r.ranges[k] ? r.ranges[k] : r.buffers[k]->size();
+    descs.push_back({r.buffers[k]->data(), range});
+  }
   DispatchState ds{};
   ds.sets[0] = descs.data();
   std::vector<uint8_t> push(kMaxPushConstantBytes, 0);

@@ -23,6 +23,8 @@ struct Run {
   std::vector<jit::SpecializationValue> spec;
   std::vector<jit::MatrixCombination> matrices;  // CompileOptions::matrix_combinations
   bool robust = false;                           // robust_buffer_access
+  bool coopvec = false;                          // cooperative_vector (and _training)
+  std::vector<size_t> ranges;                    // descriptor ranges; missing or 0: the whole buffer
 };
 
 // Compiles and runs the whole dispatch; on a compile error returns null and the message

@@ -49,6 +49,11 @@ constexpr C kSupported[] = {
     C::CooperativeMatrixConversionsEXT,
     C::CooperativeMatrixPerElementOperationsEXT,
     C::CooperativeMatrixGetCoordinateEXT,
+    C::CooperativeVectorNV,
+    C::CooperativeVectorTrainingNV,
+    // Composite constants and constructs of one replicated value: glslang's way to write
+    // a cooperative vector of one value (SPV_NV_cooperative_vector, "Issues" 1).
+    C::ReplicatedCompositesEXT,
 };
 }  // namespace
 

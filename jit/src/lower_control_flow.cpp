@@ -117,6 +117,13 @@ void Lowerer::store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct)
     for (size_t k = 0; k + 1 < in.operands.size(); k += 2) {
       if (in.operands[k + 1] != from_blk.label) continue;
       llvm::AllocaInst* slot = F.phi_slots.at(in.result);
+      if (is_coopvec(in.result_type)) {
+        // The components, not the pointer: the incoming value's buffer is rewritten when
+        // its definition runs again (lowerer.h).
+        bool all = direct && F.direct_only[to];
+        coopvec_copy(in.result_type, slot, value_v(in.operands[k]).v, all ? nullptr : edge_mask);
+        continue;
+      }
       bool uniform = is_uniform(in.result);
       bool saved = scalar_mode;
       scalar_mode = uniform;
@@ -190,6 +197,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     F.value_types[p.result] = p.result_type;
     if (rep_pointer_type(p.result_type)) F.rep_ptrs.insert(p.result);
   }
+  if (is_coopvec(fn.def.result_type)) F.coopvec_ret = &*arg++;  // the caller's result buffer
   for (uint32_t i = 0; i < fn.blocks.size(); ++i) {
     F.block_index[fn.blocks[i].label] = i;
     for (const Instruction& in : fn.blocks[i].body)
@@ -199,6 +207,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
       }
   }
   B.SetInsertPoint(F.entry);
+  plan_coopvec_lifetimes();
   // Values read outside their block get a slot of their rep (uniform or per lane).
   for (Id v : F.fu->temporal) F.masked_slot[v] = true;
   for (uint32_t i = 0; i < fn.blocks.size(); ++i)
@@ -219,6 +228,12 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     for (const Instruction& in : b.body)
       if (in.opcode == uint16_t(spv::Op::OpPhi)) {
         check_types(in);
+        if (is_coopvec(in.result_type)) {
+          // Where the incoming edges leave the components (emit_block copies them out).
+          F.phi_slots[in.result] = entry_alloca(coopvec_buffer_type(in.result_type), 1, 64);
+          coopvec_frame_bytes += coopvec_buffer_bytes(in.result_type);
+          continue;
+        }
         llvm::Type* rt = is_uniform(in.result) ? urep_type(in.result_type) : lane_rep_type(in.result_type);
         auto* slot = entry_alloca(rt);
         B.CreateStore(llvm::Constant::getNullValue(rt), slot);
@@ -309,14 +324,23 @@ void Lowerer::emit_block(uint32_t pos) {
   F.values.clear();
   F.splats.clear();
   F.current_block = index;
-  for (const Instruction& in : blk.body) {
+  const std::vector<std::vector<Id>> coopvec_ends = coopvec_block_ends(blk);
+  for (size_t j = 0; j < blk.body.size(); ++j) {
+    const Instruction& in = blk.body[j];
     if (is_block_terminator(in.opcode)) break;
     if (in.opcode == uint16_t(spv::Op::OpPhi)) {
       llvm::AllocaInst* ps = F.phi_slots.at(in.result);
+      if (is_coopvec(in.result_type)) {
+        llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
+        coopvec_copy(in.result_type, buf, ps, mask);
+        define_v(in.result, {buf, true});
+        continue;
+      }
       define_v(in.result, {B.CreateLoad(ps->getAllocatedType(), ps), is_uniform(in.result)});
       continue;
     }
     emit_instruction(in);
+    end_coopvec_lifetimes(coopvec_ends[j]);
   }
   emit_terminator(blk.body.back());
 }
@@ -418,6 +442,10 @@ void Lowerer::emit_terminator(const Instruction& t) {
       return;
     }
     case spv::Op::OpReturnValue: {
+      if (F.coopvec_ret) {
+        coopvec_copy(F.fn->def.result_type, F.coopvec_ret, value_v(o.at(0)).v, mask);
+        goto lanes_stop;
+      }
       llvm::Value* old = B.CreateLoad(F.ret_slot->getAllocatedType(), F.ret_slot);
       B.CreateStore(merge_rep(F.fn->def.result_type, mask, value(o.at(0)), old), F.ret_slot);
       [[fallthrough]];
@@ -426,6 +454,7 @@ void Lowerer::emit_terminator(const Instruction& t) {
     case spv::Op::OpUnreachable:
     case spv::Op::OpKill:
     case spv::Op::OpTerminateInvocation: {
+    lanes_stop:
       // The lanes stop here. With no divergent construct around, no other lane waits
       // anywhere: the function is done.
       auto [lo, hi] = safe_range(here);

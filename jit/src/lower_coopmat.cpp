@@ -59,7 +59,7 @@ bool Lowerer::rep_pointer_type(Id type_id) {
   const TypeInfo& t = type(type_id);
   return t.op == uint16_t(Op::OpTypePointer) &&
          (t.storage == uint32_t(spv::StorageClass::Function) || t.storage == uint32_t(spv::StorageClass::Private)) &&
-         holds_matrix(t.elem);
+         holds_object(t.elem);
 }
 
 bool Lowerer::is_object(Id id) {
@@ -67,7 +67,7 @@ bool Lowerer::is_object(Id id) {
   Id t = vt != F.value_types.end() ? vt->second : 0;
   if (!t)
     if (const Instruction* g = m.global(id)) t = g->result_type;
-  return t && holds_matrix(t);
+  return t && holds_object(t);
 }
 
 llvm::Type* Lowerer::matrix_type(Id type_id) {

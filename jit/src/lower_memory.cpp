@@ -73,6 +73,7 @@ uint64_t Lowerer::rep_size_bound(Id t) {
   if (ti.op == uint16_t(spv::Op::OpTypeArray) || ti.op == uint16_t(spv::Op::OpTypeVector) ||
       ti.op == uint16_t(spv::Op::OpTypeMatrix))
     return uint64_t(ti.count) * rep_size_bound(ti.elem);
+  if (is_coopvec(t)) return coopvec_buffer_bytes(t);
   if (is_matrix(t)) {
     // [rows x <cols x T>] (lower_coopmat.cpp), each row rounded up like a leaf vector.
     uint64_t row = uint64_t(ti.cols) * layout(ti.elem).size, p = 1;
@@ -391,12 +392,7 @@ Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
     llvm::Type* rt = lane_rep_type(result_type);
     return {B.CreateLoad(rt, value_v(pointer).v), false};
   }
-  std::optional<Bounds> bounds = bounds_of(pointer);
-  struct Checking {
-    const Bounds*& slot;
-    ~Checking() { slot = nullptr; }
-  } scope{checking};
-  if (bounds) checking = &*bounds;
+  CheckingScope scope(*this, pointer);
   Val p = value_v(pointer);
   if (p.uniform) {
     bool push = type(type_of(pointer)).storage == uint32_t(spv::StorageClass::PushConstant);
@@ -422,12 +418,7 @@ void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t ali
     invalidate_packed(pointer, value_type);
     return;
   }
-  std::optional<Bounds> bounds = bounds_of(pointer);
-  struct Checking {
-    const Bounds*& slot;
-    ~Checking() { slot = nullptr; }
-  } scope{checking};
-  if (bounds) checking = &*bounds;
+  CheckingScope scope(*this, pointer);
   Val p = value_v(pointer);
   if (!p.uniform) {
     store_rep(value_type, p.v, value(value_id), mask, align_hint);

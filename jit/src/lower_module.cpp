@@ -30,11 +30,27 @@ void Lowerer::emit_instruction(const Instruction& in) {
         Id a = in.operands[i];
         args.push_back(rep_pointer_type(type_of(a)) ? value_v(a).v : value(a));
       }
+      if (is_coopvec(in.result_type)) {
+        // The callee writes the returning lanes' components here (lower_function).
+        llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
+        args.push_back(buf);
+        if (args.size() != callee->arg_size()) fail("function call with the wrong number of arguments", &in);
+        B.CreateCall(callee, args);
+        define_v(in.result, {buf, true});
+        return;
+      }
+      if (args.size() != callee->arg_size()) fail("function call with the wrong number of arguments", &in);
       llvm::Value* r = B.CreateCall(callee, args);
       if (!callee->getReturnType()->isVoidTy()) define(in.result, r);
       return;
     }
     case spv::Op::OpUndef:
+      if (is_coopvec(in.result_type)) {
+        llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
+        B.CreateMemSet(buf, B.getInt8(0), coopvec_buffer_bytes(in.result_type), llvm::MaybeAlign(64));
+        define_v(in.result, {buf, true});
+        return;
+      }
       define(in.result, zero_rep(in.result_type));
       return;
     default:
@@ -66,7 +82,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
     ~Mode() { flag = saved; }
   } mode{scalar_mode, scalar_mode};
   scalar_mode = scalar;
-  if (lower_coopmat(in) || lower_coopmat_ext(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
+  if (lower_coopvec(in) || lower_coopmat(in) || lower_coopmat_ext(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
       lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
       lower_integer_dot(in))
     return;
@@ -104,22 +120,28 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     spv::Capability cap;
     const char* name;
     bool enabled;
+    const char* extension;
     const char* feature;
   };
+  const char* const m1 = "VK_EXT_cooperative_matrix_maintenance1";
+  const char* const cv = "VK_NV_cooperative_vector";
   const GatedCapability gated[] = {
-      {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT", opts.matrix_reductions,
+      {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT", opts.matrix_reductions, m1,
        "cooperativeMatrixReductions"},
-      {spv::Capability::CooperativeMatrixConversionsEXT, "CooperativeMatrixConversionsEXT", opts.matrix_conversions,
+      {spv::Capability::CooperativeMatrixConversionsEXT, "CooperativeMatrixConversionsEXT", opts.matrix_conversions, m1,
        "cooperativeMatrixConversions"},
       {spv::Capability::CooperativeMatrixPerElementOperationsEXT, "CooperativeMatrixPerElementOperationsEXT",
-       opts.matrix_per_element, "cooperativeMatrixPerElementOperations"},
+       opts.matrix_per_element, m1, "cooperativeMatrixPerElementOperations"},
       {spv::Capability::CooperativeMatrixGetCoordinateEXT, "CooperativeMatrixGetCoordinateEXT", opts.matrix_get_coordinate,
-       "cooperativeMatrixGetCoordinate"},
+       m1, "cooperativeMatrixGetCoordinate"},
+      {spv::Capability::CooperativeVectorNV, "CooperativeVectorNV", opts.cooperative_vector, cv, "cooperativeVector"},
+      {spv::Capability::CooperativeVectorTrainingNV, "CooperativeVectorTrainingNV", opts.cooperative_vector_training, cv,
+       "cooperativeVectorTraining"},
   };
   for (uint32_t cap : m.capabilities)
     for (const GatedCapability& g : gated)
       if (cap == uint32_t(g.cap) && !g.enabled)
-        fail(std::string("capability ") + g.name + " needs VK_EXT_cooperative_matrix_maintenance1's " + g.feature +
+        fail(std::string("capability ") + g.name + " needs " + g.extension + "'s " + g.feature +
              " feature, which the device was not created with");
   if (m.addressing_model != uint32_t(spv::AddressingModel::Logical) &&
       m.addressing_model != uint32_t(spv::AddressingModel::PhysicalStorageBuffer64))
@@ -186,6 +208,11 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     std::vector<llvm::Type*> params{B.getPtrTy(), lanes(B.getInt1Ty())};
     for (Id p : ft.members) params.push_back(rep_pointer_type(p) ? B.getPtrTy() : rep_type(p));
     llvm::Type* ret = rep_type(fn.def.result_type);
+    if (is_coopvec(fn.def.result_type)) {
+      // Returned through a buffer of the caller's (the callee's own is gone on return).
+      params.push_back(B.getPtrTy());
+      ret = B.getVoidTy();
+    }
     auto* lf = llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
                                       llvm::GlobalValue::InternalLinkage,
                                       "spv_fn_" + std::to_string(fn.def.result), M.get());

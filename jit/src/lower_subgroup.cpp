@@ -11,31 +11,30 @@ namespace coopvk::jit {
 namespace {
 using Op = spv::Op;
 
+}  // namespace
+
 // Runs body(lane) for every active lane, in lane order, as an LLVM loop.
-void for_active_lanes(Lowerer& L, llvm::Value* mask, const std::function<void(llvm::Value*)>& body) {
-  llvm::IRBuilder<>& B = L.B;
+void Lowerer::for_active_lanes(llvm::Value* lanes_mask, const std::function<void(llvm::Value*)>& body) {
   llvm::Function* f = B.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = B.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(L.C, "lanes", f);
-  auto* active = llvm::BasicBlock::Create(L.C, "lane.active", f);
-  auto* next = llvm::BasicBlock::Create(L.C, "lane.next", f);
-  auto* done = llvm::BasicBlock::Create(L.C, "lanes.done", f);
+  auto* loop = llvm::BasicBlock::Create(C, "lanes", f);
+  auto* active = llvm::BasicBlock::Create(C, "lane.active", f);
+  auto* next = llvm::BasicBlock::Create(C, "lane.next", f);
+  auto* done = llvm::BasicBlock::Create(C, "lanes.done", f);
   B.CreateBr(loop);
   B.SetInsertPoint(loop);
   llvm::PHINode* lane = B.CreatePHI(B.getInt32Ty(), 2);
   lane->addIncoming(B.getInt32(0), pre);
-  B.CreateCondBr(B.CreateExtractElement(mask, lane), active, next);
+  B.CreateCondBr(B.CreateExtractElement(lanes_mask, lane), active, next);
   B.SetInsertPoint(active);
   body(lane);
   B.CreateBr(next);
   B.SetInsertPoint(next);
   llvm::Value* inc = B.CreateAdd(lane, B.getInt32(1));
   lane->addIncoming(inc, next);
-  B.CreateCondBr(B.CreateICmpULT(inc, B.getInt32(L.N)), loop, done);
+  B.CreateCondBr(B.CreateICmpULT(inc, B.getInt32(N)), loop, done);
   B.SetInsertPoint(done);
 }
-
-}  // namespace
 
 // Memory ordering. The Vulkan memory model does not support sequentially consistent
 // atomics and barriers: SequentiallyConsistent is treated as AcquireRelease (Vulkan spec,
@@ -117,7 +116,7 @@ bool Lowerer::lower_atomic(const Instruction& in) {
                      : op == Op::OpAtomicStore ? llvm::AtomicOrdering::Release
                                                : llvm::AtomicOrdering::AcquireRelease;
   llvm::Align align(elem->getPrimitiveSizeInBits() / 8);
-  for_active_lanes(*this, mask, [&](llvm::Value* lane) {
+  for_active_lanes(mask, [&](llvm::Value* lane) {
     llvm::Value* p = B.CreateExtractElement(ptrs, lane);
     llvm::Value* r = nullptr;
     if (op == Op::OpAtomicLoad) {

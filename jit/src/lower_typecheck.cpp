@@ -152,7 +152,7 @@ void Lowerer::check_types(const Instruction& in) {
   };
   auto operands_exist = [&](size_t n) { need(o.size() >= n, "too few operands"); };
   const Id rt = in.result_type;
-  if (check_matrix_types(in)) return;
+  if (check_matrix_types(in) || check_coopvec_types(in)) return;
   check_special_float_use(in);
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpIAdd: case Op::OpISub: case Op::OpIMul: case Op::OpUDiv: case Op::OpSDiv:

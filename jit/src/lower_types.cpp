@@ -71,6 +71,7 @@ void Lowerer::collect_types() {
       case spv::Op::OpTypeArray:
         need(2);
         t.elem = o[0];
+        if (is_coopvec(t.elem)) fail("arrays of cooperative vectors are not supported", &in);
         if (!types_.count(t.elem) || types_[t.elem].op == uint16_t(spv::Op::OpTypeVoid))
           fail("array of an unsuitable element type", &in);
         t.count = uint32_t(constant_u64(o[1]));
@@ -79,10 +80,13 @@ void Lowerer::collect_types() {
       case spv::Op::OpTypeRuntimeArray:
         need(1);
         t.elem = o[0];
+        if (is_coopvec(t.elem)) fail("arrays of cooperative vectors are not supported", &in);
         t.count = 0;
         break;
       case spv::Op::OpTypeStruct:
         t.members = o;
+        for (Id mem : o)
+          if (is_coopvec(mem)) fail("structs holding cooperative vectors are not supported", &in);
         for (Id mem : o)
           if (!types_.count(mem) || types_[mem].op == uint16_t(spv::Op::OpTypeVoid) ||
               types_[mem].op == uint16_t(spv::Op::OpTypeFunction))
@@ -112,6 +116,26 @@ void Lowerer::collect_types() {
         t.cols = uint32_t(constant_u64(o[3]));
         t.use = uint32_t(constant_u64(o[4]));
         check_coopmat_type(t, &in);
+        break;
+      }
+      case spv::Op::OpTypeCooperativeVectorNV: {
+        // Also OpTypeVectorIdEXT (SPV_EXT_long_vector): the same opcode, and glslang's
+        // spelling of coopvecNV. Component type, then a constant component count.
+        need(2);
+        t.elem = o[0];
+        auto e = types_.find(t.elem);
+        if (e == types_.end() || (e->second.op != uint16_t(spv::Op::OpTypeInt) &&
+                                   e->second.op != uint16_t(spv::Op::OpTypeFloat)))
+          fail("cooperative vector of a non-numeric component type", &in);
+        if (e->second.fkind == TypeInfo::FloatKind::BFloat16)
+          fail("cooperative vectors of bfloat16 are not supported", &in);
+        if (e->second.width == 64) fail("cooperative vectors of 64-bit components are not supported", &in);
+        uint64_t count = constant_u64(o[1]);
+        if (count == 0 || count > kMaxCoopVecComponents)
+          fail("cooperative vector of " + std::to_string(count) + " components (1.." +
+                   std::to_string(kMaxCoopVecComponents) + " are supported)",
+               &in);
+        t.count = uint32_t(count);
         break;
       }
       case spv::Op::OpTypeForwardPointer:
@@ -194,6 +218,8 @@ llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
       return llvm::Type::getVoidTy(L.C);
     case spv::Op::OpTypeCooperativeMatrixKHR:
       return L.matrix_type(id);  // one rep for the whole subgroup, whatever the mode
+    case spv::Op::OpTypeCooperativeVectorNV:
+      return llvm::PointerType::get(L.C, 0);  // its frame buffer (lowerer.h)
     default:
       L.fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) + ") are not supported");
   }
@@ -322,6 +348,11 @@ llvm::Value* Lowerer::constant(Id id) {
   // Specialization: a SpecId-decorated constant takes the application's value.
   const std::vector<uint8_t>* spec = nullptr;
   if (auto it = spec_values_.find(id); it != spec_values_.end()) spec = &it->second;
+  if (is_coopvec(g->result_type)) {
+    r = coopvec_constant(*g);  // the same read-only buffer in both modes
+    cache[id] = r;
+    return r;
+  }
   switch (op) {
     case spv::Op::OpConstantTrue:
     case spv::Op::OpConstantFalse:
@@ -496,6 +527,8 @@ llvm::Value* Lowerer::select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value*
 }
 
 llvm::Value* Lowerer::merge_rep(Id type_id, llvm::Value* cond, llvm::Value* t, llvm::Value* f) {
+  // A cooperative vector's buffer is written under the mask already (lowerer.h).
+  if (is_coopvec(type_id)) return t;
   if (!holds_matrix(type_id)) return select_rep(cond, t, f);
   const TypeInfo& ti = type(type_id);
   if (is_matrix(type_id)) {

@@ -22,6 +22,22 @@
 // a uniform pointer into it reaches one lane vector and LLVM promotes it to registers;
 // the others give each lane its own copy in memory.
 //
+// Cooperative vectors (SPV_NV_cooperative_vector, lower_coopvec*.cpp) are per-invocation
+// vectors of up to kMaxCoopVecComponents components, far longer than an OpTypeVector, so
+// they are not aggregates of lane vectors in SSA form: a cooperative vector value lives in
+// a frame buffer [length x <N x T>] (component i of every lane is one lane vector at byte
+// i * N * sizeof(T)), one buffer per result id and function, and its rep - in both modes -
+// is the pointer to that buffer. Element-wise instructions are LLVM loops over the
+// components, each iteration running the instruction's scalar lowering on one lane
+// vector; a result is written under the execution mask, so lanes that are not running
+// keep their old components, which is what the masked slots of temporal values need.
+// Values are never written after their definition except by that definition, so a
+// pointer to the buffer is as good as the value in every block the definition dominates;
+// where SPIR-V moves a value (OpPhi, OpReturnValue, stores into variables) the components
+// are copied. Constants are read-only globals in the same layout. Function and Private
+// variables holding one are buffers of the same layout (always "rep layout"); an access
+// chain to one component gives per-lane pointers into it.
+//
 // Control flow (lower_control_flow.cpp): blocks are emitted in the structured order of
 // cfg.h. Branches the analysis proves uniform, and loops all of whose exits are uniform,
 // become plain LLVM branches and loops; divergent constructs run their blocks under
@@ -161,6 +177,8 @@ class Lowerer {
   llvm::Value* lane_index();  // <N x i32> 0..N-1
   llvm::Value* any(llvm::Value* mask);
   llvm::Value* first_active_lane(llvm::Value* mask);  // i32 index of the lowest set lane
+  // Runs body(lane) (an i32) for every lane set in lanes_mask, in lane order, as an LLVM loop.
+  void for_active_lanes(llvm::Value* lanes_mask, const std::function<void(llvm::Value*)>& body);
   llvm::Value* zero_rep(Id type);
   // Applies f to each scalar leaf of reps a (and b, c) of the same shape.
   llvm::Value* map_leaves(llvm::Value* a, const std::function<llvm::Value*(llvm::Value*)>& f);
@@ -189,6 +207,18 @@ class Lowerer {
   };
   std::optional<Bounds> bounds_of(Id pointer, bool matrix = false);  // matrix: a cooperative matrix access
   const Bounds* checking = nullptr;
+  // Checks the accesses through `pointer` against its bounds (when robust access applies)
+  // while the scope lives.
+  struct CheckingScope {
+    Lowerer& L;
+    std::optional<Bounds> bounds;
+    CheckingScope(Lowerer& l, Id pointer) : L(l), bounds(l.bounds_of(pointer)) {
+      if (bounds) L.checking = &*bounds;
+    }
+    ~CheckingScope() { L.checking = nullptr; }
+    CheckingScope(const CheckingScope&) = delete;
+    CheckingScope& operator=(const CheckingScope&) = delete;
+  };
   llvm::Value* in_bounds(llvm::Value* addr, uint64_t size);
   // addr when no check applies or it is in bounds, else a frame slot of zeros (loads) or
   // a sink (stores).
@@ -296,6 +326,42 @@ class Lowerer {
   void check_callback_signature(Id func, const std::vector<Id>& want_params, Id want_return, const Instruction& in);
   bool matrix_use_change_allowed(const TypeInfo& from, const TypeInfo& to) const;
   llvm::Value* matrix_reshaped_source(const Instruction& in, const TypeInfo& st, const TypeInfo& rt);
+  // Cooperative vectors (lower_coopvec*.cpp; representation in the header comment).
+  static constexpr uint32_t kMaxCoopVecComponents = 4096;
+  bool is_coopvec(Id type_id) const;
+  Id value_type_of(Id id) const;  // the type of a value id, 0 for anything else (types, imports, labels)
+  bool holds_object(Id type_id);  // a matrix or cooperative vector (or aggregate of matrices)
+  llvm::Type* coopvec_buffer_type(Id type_id);  // [count x <N x T>]
+  uint64_t coopvec_buffer_bytes(Id type_id);
+  // The frame buffer holding the value (or variable) `id` of this function.
+  llvm::Value* coopvec_buffer(Id id, Id type_id);
+  llvm::Constant* coopvec_constant(const Instruction& g);
+  // Pointer to component i (an i32) of a buffer: one lane vector.
+  llvm::Value* coopvec_component(Id type_id, llvm::Value* buf, llvm::Value* i);
+  // Copies src to dst; lanes_mask (<N x i1>) off: dst keeps its contents.
+  void coopvec_copy(Id type_id, llvm::Value* dst, llvm::Value* src, llvm::Value* lanes_mask);
+  // Emits a loop i = 0 .. count-1 (i32) around body.
+  void for_each_component(uint32_t count, const std::function<void(llvm::Value*)>& body);
+  // Lane vector v stored at component i of buf, for the active lanes.
+  void coopvec_store_component(Id type_id, llvm::Value* buf, llvm::Value* i, llvm::Value* v);
+  // The scalar lowering of `sub` (whose result type is a component type) with operand
+  // ids bound to lane vectors; returns the result's lane vector.
+  llvm::Value* component_view(const Instruction& sub, const std::vector<std::pair<Id, Val>>& bound);
+  bool lower_coopvec(const Instruction& in);
+  void lower_coopvec_elementwise(const Instruction& in);
+  bool lower_coopvec_composite(const Instruction& in);
+  bool lower_coopvec_variable(const Instruction& in);
+  bool lower_coopvec_memory(const Instruction& in);  // OpCooperativeVectorLoadNV / StoreNV
+  bool lower_coopvec_matmul(const Instruction& in);  // multiply(-add), training accumulations
+  bool check_coopvec_types(const Instruction& in);   // true: a cooperative-vector instruction, checked
+  uint64_t coopvec_frame_bytes = 0;  // a bound on the frame the buffers take, all functions
+  // Buffers of values used only in their own block live from their definition to their
+  // last use there (LLVM lifetime markers), so stack colouring lets them share memory:
+  // which values those are (per function), and per instruction of a block the ones whose
+  // last use it is.
+  void plan_coopvec_lifetimes();
+  std::vector<std::vector<Id>> coopvec_block_ends(const Block& blk);
+  void end_coopvec_lifetimes(const std::vector<Id>& ids);
   // Conversions (lower_convert.cpp): v's leaves from scalar type `from` to `to`, into a
   // rep of type result_t; count: elements in v (0: from its type).
   bool special_float(Id scalar_type_id) const;  // bfloat16 or float8
@@ -389,6 +455,12 @@ class Lowerer {
       bool direct = false;
     };
     std::unordered_map<Id, PackedCache> packed_caches;
+    // Cooperative vectors: the frame buffer of each value or variable id, and the
+    // caller's result buffer of a function returning one (a hidden last parameter).
+    std::unordered_map<Id, llvm::AllocaInst*> coopvec_buffers;
+    llvm::Value* coopvec_ret = nullptr;
+    std::unordered_set<Id> coopvec_local;  // used only in the defining block, not by its terminator
+    uint64_t coopvec_block_bytes = 0, coopvec_peak_bytes = 0;  // local buffers: this block's, the most of any
   } F;
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform

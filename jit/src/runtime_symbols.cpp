@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "coopvk/jit/shader_abi.h"
+#include "coopvk/kernels/coopvec_ops.h"
 
 namespace coopvk::jit {
 
@@ -29,6 +30,16 @@ extern "C" void coopvk_rt_convert(uint32_t src_format, const void* src, uint32_t
   // The lowering only asks for pairs kernels::convert supports (checked at compile time).
   kernels::convert(static_cast<NumberFormat>(src_format), src, static_cast<NumberFormat>(dst_format), dst, n,
                    saturate ? kernels::Overflow::Saturate : kernels::Overflow::Ieee);
+}
+
+extern "C" void coopvk_rt_coopvec_matmul(const kernels::CoopVecMatMulDesc* d, const kernels::CoopVecMatMulArgs* a) {
+  kernels::coopvec_matmul(*d, *a);
+}
+extern "C" void coopvk_rt_coopvec_outer(const kernels::CoopVecOuterDesc* d, const kernels::CoopVecOuterArgs* a) {
+  kernels::coopvec_outer_product_accumulate(*d, *a);
+}
+extern "C" void coopvk_rt_coopvec_reduce(uint32_t format, uint32_t count, const kernels::CoopVecReduceArgs* a) {
+  kernels::coopvec_reduce_sum_accumulate(static_cast<NumberFormat>(format), count, *a);
 }
 
 }  // namespace
@@ -100,6 +111,9 @@ void* runtime_symbol_address(const std::string& name) {
   if (void* p = split_part_address(name)) return p;
   if (name == "coopvk_jit_workgroup_barrier") return reinterpret_cast<void*>(&coopvk_jit_workgroup_barrier);
   if (name == kConvertSymbol) return reinterpret_cast<void*>(&coopvk_rt_convert);
+  if (name == kCoopVecMatMulSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul);
+  if (name == kCoopVecOuterSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_outer);
+  if (name == kCoopVecReduceSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_reduce);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

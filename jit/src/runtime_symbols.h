@@ -4,6 +4,8 @@
 //
 //   coopvk_jit_workgroup_barrier           the workgroup runner (shader_abi.h)
 //   coopvk_rt_convert                      kernels::convert() for bfloat16 / float8 values
+//   coopvk_rt_coopvec_matmul / _outer / _reduce
+//                                          kernels/coopvec_ops.h, one invocation per call
 //   coopvk_mma.<a>.<b>.<c>.<d>.s<0|1>.<m>x<n>x<k>
 //                                          kernels::tile_mma_kernel() of that combination:
 //                                          void(const void* a, const void* b, const void* c,
@@ -36,6 +38,12 @@ namespace coopvk::jit {
 constexpr int kRuntimeAbi = 2;
 
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
+// void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)
+constexpr const char* kCoopVecMatMulSymbol = "coopvk_rt_coopvec_matmul";
+// void (const kernels::CoopVecOuterDesc*, const kernels::CoopVecOuterArgs*)
+constexpr const char* kCoopVecOuterSymbol = "coopvk_rt_coopvec_outer";
+// void (uint32_t number_format, uint32_t count, const kernels::CoopVecReduceArgs*)
+constexpr const char* kCoopVecReduceSymbol = "coopvk_rt_coopvec_reduce";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);

@@ -39,6 +39,7 @@ inline bool spv_op_is_constant(uint32_t op) {
     case spv::Op::OpSpecConstantTrue: case spv::Op::OpSpecConstantFalse:
     case spv::Op::OpSpecConstant: case spv::Op::OpSpecConstantComposite:
     case spv::Op::OpSpecConstantOp: case spv::Op::OpUndef:
+    case spv::Op::OpConstantCompositeReplicateEXT: case spv::Op::OpSpecConstantCompositeReplicateEXT:
       return true;
     default:
       return false;

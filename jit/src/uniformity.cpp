@@ -118,7 +118,7 @@ class Analysis {
     for (size_t k = 1; k < chain.operands.size(); ++k) {
       const Instruction* ti = m_.global(t);
       if (!ti) break;
-      if (is_op(*ti, Op::OpTypeCooperativeMatrixKHR)) return k;
+      if (is_op(*ti, Op::OpTypeCooperativeMatrixKHR) || is_op(*ti, Op::OpTypeCooperativeVectorNV)) return k;
       if (is_op(*ti, Op::OpTypeStruct)) {
         uint32_t member = 0;
         if (!constant_index(chain.operands[k], &member) || member >= ti->operands.size()) break;
@@ -298,11 +298,12 @@ class Analysis {
     }
   }
 
-  // A cooperative matrix, or an array or struct with one inside.
+  // A cooperative matrix, or an array or struct with one inside; or a cooperative vector,
+  // whose variables are frame buffers reached by uniform pointers (lowerer.h) too.
   bool holds_matrix(Id t) const {
     const Instruction* d = m_.global(t);
     if (!d) return false;
-    if (is_op(*d, Op::OpTypeCooperativeMatrixKHR)) return true;
+    if (is_op(*d, Op::OpTypeCooperativeMatrixKHR) || is_op(*d, Op::OpTypeCooperativeVectorNV)) return true;
     if (is_op(*d, Op::OpTypeArray) || is_op(*d, Op::OpTypeRuntimeArray)) return !d->operands.empty() && holds_matrix(d->operands[0]);
     if (is_op(*d, Op::OpTypeStruct))
       for (Id mem : d->operands)
@@ -330,6 +331,8 @@ class Analysis {
     // A cooperative matrix belongs to the subgroup as a whole: one object, never per-lane
     // (its components, extracted, are per invocation).
     if (is_matrix_type(in.result_type)) return false;
+    // A cooperative vector is per invocation, always (its buffer has a lane per invocation).
+    if (const Instruction* d = m_.global(in.result_type); d && is_op(*d, Op::OpTypeCooperativeVectorNV)) return true;
     if (is_op(in, Op::OpCompositeExtract) && !o.empty() && is_matrix_type(type_of_value(o[0]))) return true;
     // A pointer to a component of a matrix: each invocation's component is its own.
     if ((is_op(in, Op::OpAccessChain) || is_op(in, Op::OpInBoundsAccessChain)) && matrix_index(in) < o.size())

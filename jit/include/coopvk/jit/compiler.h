@@ -65,6 +65,11 @@ struct CompileOptions {
   bool matrix_conversions = false;     // cooperativeMatrixConversions
   bool matrix_per_element = false;     // cooperativeMatrixPerElementOperations
   bool matrix_get_coordinate = false;  // cooperativeMatrixGetCoordinate
+  // VK_NV_cooperative_vector's features as the application enabled them: a shader
+  // declaring CooperativeVectorNV without cooperativeVector, or CooperativeVectorTrainingNV
+  // without cooperativeVectorTraining, fails to compile, naming the feature.
+  bool cooperative_vector = false;           // cooperativeVector
+  bool cooperative_vector_training = false;  // cooperativeVectorTraining
 };
 
 struct CompiledShader {

@@ -33,7 +33,7 @@
 
 namespace coopvk::kernels {
 
-struct CoopVecMatMulDesc {
+struct CoopVecBatchDesc {
   NumberFormat input = NumberFormat::F32;   // InputInterpretation: the elements of x
   NumberFormat matrix = NumberFormat::F32;  // MatrixInterpretation
   NumberFormat bias = NumberFormat::F32;    // BiasInterpretation (only with has_bias)
@@ -47,28 +47,28 @@ struct CoopVecMatMulDesc {
 
 // Why `d` cannot be computed (an unsupported combination of formats, a zero size, a
 // transposed row- or column-major matrix, a stride too small), or nullptr.
-const char* coopvec_matmul_error(const CoopVecMatMulDesc& d);
+const char* coopvec_batch_error(const CoopVecBatchDesc& d);
 
 // Bytes of the matrix the product reads, from its start (MatrixOffset applied): what a
 // caller checks against the bound buffer before calling.
-size_t coopvec_matmul_matrix_bytes(const CoopVecMatMulDesc& d);
+size_t coopvec_batch_matrix_bytes(const CoopVecBatchDesc& d);
 
 // y(i, l) = sum_j A(i, j) * x(j, l) [+ bias(i)] for i < m, l < lanes; x(j, l) is element
 // j * ldx + l of x (input format), y(i, l) element i * ldy + l of y (result format), bias(i)
 // element i of bias (d.bias format; ignored without has_bias). ldx, ldy >= lanes. d must be
-// valid (coopvec_matmul_error() null). Thread-safe; uses per-thread scratch buffers.
+// valid (coopvec_batch_error() null). Thread-safe; uses per-thread scratch buffers.
 //
 // cache_token: nonzero promises that the matrix bytes at `matrix` stay the same for as long
 // as calls pass this token (the SPIR-V text makes it so for one dispatch: the matrix is read
 // "as if ... NonWritable and Restrict" and "must not be modified while a shader might be
 // using them"), so the matrix brought to the kernel's layout (dense, widened) is kept per
 // thread and reused; 0 reads the matrix afresh.
-void coopvec_matmul(const CoopVecMatMulDesc& d, const void* matrix, const void* bias, const void* x,
+void coopvec_batch_matmul(const CoopVecBatchDesc& d, const void* matrix, const void* bias, const void* x,
                     size_t ldx, void* y, size_t ldy, uint32_t lanes, uint64_t cache_token = 0);
 
 // The scalar reference of the same semantics (element by element, doubles for the float
 // sums rounded to f32 step by step as the kernels do), for the tests.
-void coopvec_matmul_reference(const CoopVecMatMulDesc& d, const void* matrix, const void* bias,
+void coopvec_batch_reference(const CoopVecBatchDesc& d, const void* matrix, const void* bias,
                               const void* x, size_t ldx, void* y, size_t ldy, uint32_t lanes);
 
 }  // namespace coopvk::kernels

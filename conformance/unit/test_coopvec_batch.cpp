@@ -1,4 +1,4 @@
-// Tests of the batched cooperative-vector matrix products (kernels/coopvec_matmul.h).
+// Tests of the batched cooperative-vector matrix products (kernels/coopvec_batch.h).
 //
 // Each case builds a logical M x K matrix of values every format holds exactly, stores it in
 // the layout under test with the offsets of coopvec_layout.h's header written out here
@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "coopvk/kernels/coopvec_matmul.h"
+#include "coopvk/kernels/coopvec_batch.h"
 #include "coopvk/kernels/cpu_dispatch.h"
 
 using namespace coopvk::kernels;
@@ -88,7 +88,7 @@ struct Case {
 };
 
 void run_case(const Case& c, std::mt19937& rng) {
-  CoopVecMatMulDesc d;
+  CoopVecBatchDesc d;
   d.input = c.t.input;
   d.matrix = c.t.matrix;
   d.bias = c.t.bias;
@@ -104,12 +104,12 @@ void run_case(const Case& c, std::mt19937& rng) {
   INFO("combo " << format_name(d.input) << " x " << format_name(d.matrix) << " -> " << format_name(d.result)
                 << " m " << c.m << " k " << c.k << " lanes " << c.lanes << " layout " << int(c.layout)
                 << " transpose " << c.transpose << " bias " << c.bias << " stride " << d.stride);
-  REQUIRE(coopvec_matmul_error(d) == nullptr);
+  REQUIRE(coopvec_batch_error(d) == nullptr);
 
   // The logical matrix A (m x k), stored (transposed when asked) with 0x5A filler elsewhere.
   std::vector<double> a(size_t(c.m) * c.k);
   for (double& v : a) v = sample(d.matrix, rng);
-  std::vector<uint8_t> stored(coopvec_matmul_matrix_bytes(d), 0x5A);
+  std::vector<uint8_t> stored(coopvec_batch_matrix_bytes(d), 0x5A);
   if (c.layout != ML::RowMajor && c.layout != ML::ColumnMajor) std::fill(stored.begin(), stored.end(), 0);
   for (uint32_t i = 0; i < c.m; ++i)
     for (uint32_t j = 0; j < c.k; ++j) {
@@ -130,14 +130,14 @@ void run_case(const Case& c, std::mt19937& rng) {
     put(x_bytes, i * ein, d.input, x[i]);
   }
   std::vector<uint8_t> y(size_t(c.m) * ld * eout, 0xEE), yref(y.size(), 0xEE);
-  coopvec_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, y.data(), ld, c.lanes);
-  coopvec_matmul_reference(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yref.data(), ld, c.lanes);
+  coopvec_batch_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, y.data(), ld, c.lanes);
+  coopvec_batch_reference(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yref.data(), ld, c.lanes);
   {  // under a cache token: prepared once, then reused, the same bits
     static uint64_t token = 0;
     ++token;
     for (int pass = 0; pass < 2; ++pass) {
       std::vector<uint8_t> yt(y.size(), 0xEE);
-      coopvec_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yt.data(), ld, c.lanes, token);
+      coopvec_batch_matmul(d, stored.data(), bias_bytes.data(), x_bytes.data(), ld, yt.data(), ld, c.lanes, token);
       REQUIRE(yt == y);
     }
   }
@@ -212,41 +212,41 @@ TEST_CASE("batched cooperative-vector products match an exact sum for every comb
 }
 
 TEST_CASE("batched cooperative-vector products refuse what they cannot compute") {
-  CoopVecMatMulDesc d;
+  CoopVecBatchDesc d;
   d.m = 4;
   d.k = 4;
   d.stride = 16;
-  CHECK(coopvec_matmul_error(d) == nullptr);
-  CoopVecMatMulDesc zero = d;
+  CHECK(coopvec_batch_error(d) == nullptr);
+  CoopVecBatchDesc zero = d;
   zero.k = 0;
-  CHECK(coopvec_matmul_error(zero) != nullptr);
-  CoopVecMatMulDesc mixed = d;
+  CHECK(coopvec_batch_error(zero) != nullptr);
+  CoopVecBatchDesc mixed = d;
   mixed.input = NF::I8;
-  CHECK(coopvec_matmul_error(mixed) != nullptr);
-  CoopVecMatMulDesc transposed = d;
+  CHECK(coopvec_batch_error(mixed) != nullptr);
+  CoopVecBatchDesc transposed = d;
   transposed.transpose = true;  // row-major cannot be transposed
-  CHECK(coopvec_matmul_error(transposed) != nullptr);
-  CoopVecMatMulDesc narrow = d;
+  CHECK(coopvec_batch_error(transposed) != nullptr);
+  CoopVecBatchDesc narrow = d;
   narrow.stride = 8;  // less than a row
-  CHECK(coopvec_matmul_error(narrow) != nullptr);
-  CoopVecMatMulDesc wide_int = d;
+  CHECK(coopvec_batch_error(narrow) != nullptr);
+  CoopVecBatchDesc wide_int = d;
   wide_int.input = wide_int.matrix = NF::I32;
   wide_int.result = NF::I32;
-  CHECK(coopvec_matmul_error(wide_int) != nullptr);
-  CoopVecMatMulDesc f8_result = d;
+  CHECK(coopvec_batch_error(wide_int) != nullptr);
+  CoopVecBatchDesc f8_result = d;
   f8_result.result = NF::E4M3;
-  CHECK(coopvec_matmul_error(f8_result) != nullptr);
+  CHECK(coopvec_batch_error(f8_result) != nullptr);
 }
 
 TEST_CASE("a cache token reuses the prepared matrix and nothing else") {
   // f32, 16 x 8, row-major, 8 lanes: y = A x with A all `a` and x all ones gives 8 * a.
-  CoopVecMatMulDesc d;
+  CoopVecBatchDesc d;
   d.m = 16;
   d.k = 8;
   d.stride = 8 * 4;
   std::vector<float> a(16 * 8, 1.0f), x(8 * 8, 1.0f), y(16 * 8);
   auto run = [&](uint64_t token) {
-    coopvec_matmul(d, a.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
+    coopvec_batch_matmul(d, a.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
     return y[0];
   };
   CHECK(run(7) == 8.0f);
@@ -269,7 +269,7 @@ TEST_CASE("a cache token reuses the prepared matrix and nothing else") {
   d.layout = MatrixLayout::RowMajor;
   d.stride = 8 * 4;
   auto run_b = [&](uint64_t token) {
-    coopvec_matmul(d, b.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
+    coopvec_batch_matmul(d, b.data(), nullptr, x.data(), 8, y.data(), 8, 8, token);
     return y[0];
   };
   CHECK(run(9) == 24.0f);

@@ -1,7 +1,7 @@
-// Batched cooperative-vector matrix products (coopvec_matmul.h): the matrix is brought to
+// Batched cooperative-vector matrix products (coopvec_batch.h): the matrix is brought to
 // dense row-major M x K (widened to f32 for floats; kept per thread under a cache token),
 // the bias broadcast into the accumulators, and one tile multiply-add runs over all lanes.
-#include "coopvk/kernels/coopvec_matmul.h"
+#include "coopvk/kernels/coopvec_batch.h"
 
 #include <cmath>
 #include <cstring>
@@ -20,16 +20,16 @@ bool is_int8(NF f) { return f == NF::I8 || f == NF::U8; }
 bool is_int32(NF f) { return f == NF::I32 || f == NF::U32; }
 
 // The accumulator format: f32 for float products, i32 for integer ones.
-NF accumulator(const CoopVecMatMulDesc& d) { return format_is_float(d.result) ? NF::F32 : NF::I32; }
+NF accumulator(const CoopVecBatchDesc& d) { return format_is_float(d.result) ? NF::F32 : NF::I32; }
 
 // The combination the interpretations name (what must be supported at all).
-TileMmaDesc tile_desc(const CoopVecMatMulDesc& d, uint32_t lanes) {
+TileMmaDesc tile_desc(const CoopVecBatchDesc& d, uint32_t lanes) {
   const NF acc = accumulator(d);
   return TileMmaDesc{d.matrix, d.input, acc, acc, d.m, lanes, d.k, false};
 }
 
 // The stored matrix: M x K, or K x M when transposed.
-MatrixDesc stored(const CoopVecMatMulDesc& d) {
+MatrixDesc stored(const CoopVecBatchDesc& d) {
   MatrixDesc s;
   s.rows = d.transpose ? d.k : d.m;
   s.cols = d.transpose ? d.m : d.k;
@@ -40,7 +40,7 @@ MatrixDesc stored(const CoopVecMatMulDesc& d) {
 }
 
 // Byte offset of A(i, j) (the matrix as multiplied) in the stored matrix.
-size_t element_offset(const CoopVecMatMulDesc& d, uint32_t i, uint32_t j) {
+size_t element_offset(const CoopVecBatchDesc& d, uint32_t i, uint32_t j) {
   const MatrixDesc s = stored(d);
   const uint32_t r = d.transpose ? j : i, c = d.transpose ? i : j;
   const size_t e = format_size(d.matrix);
@@ -87,11 +87,11 @@ std::vector<uint8_t>& scratch(int which) {
 // The format the matrix is kept in for the tile kernel: f32 for floats (every
 // interpretation widens to it exactly, and the f32 kernels read it where it lies), the 8-bit
 // integers as they are.
-NF prepared_format(const CoopVecMatMulDesc& d) { return format_is_float(d.matrix) ? NF::F32 : d.matrix; }
+NF prepared_format(const CoopVecBatchDesc& d) { return format_is_float(d.matrix) ? NF::F32 : d.matrix; }
 
 // A as the tile kernel takes it: dense row-major M x K in prepared_format(d). A transposed
 // stored matrix (K x M) is gathered the other way round.
-void prepare(const CoopVecMatMulDesc& d, const void* matrix, std::vector<uint8_t>& out) {
+void prepare(const CoopVecBatchDesc& d, const void* matrix, std::vector<uint8_t>& out) {
   const size_t e = format_size(d.matrix);
   std::vector<uint8_t>& dense = scratch(0);
   dense.resize(size_t(d.m) * d.k * e);
@@ -108,7 +108,7 @@ void prepare(const CoopVecMatMulDesc& d, const void* matrix, std::vector<uint8_t
   convert(d.matrix, dense.data(), pf, out.data(), size_t(d.m) * d.k);
 }
 
-// Matrices prepared on this thread under a cache token (coopvec_matmul()); a few, for the
+// Matrices prepared on this thread under a cache token (coopvec_batch_matmul()); a few, for the
 // layers of a small network that alternate.
 struct Prepared {
   uint64_t token = 0;
@@ -119,13 +119,13 @@ struct Prepared {
   size_t stride = 0;
   bool transpose = false;
   std::vector<uint8_t> a;
-  bool same(const CoopVecMatMulDesc& d, const void* p, uint64_t t) const {
+  bool same(const CoopVecBatchDesc& d, const void* p, uint64_t t) const {
     return token == t && matrix == p && format == d.matrix && m == d.m && k == d.k && layout == d.layout &&
            stride == d.stride && transpose == d.transpose;
   }
 };
 
-const std::vector<uint8_t>& prepared_matrix(const CoopVecMatMulDesc& d, const void* matrix, uint64_t token) {
+const std::vector<uint8_t>& prepared_matrix(const CoopVecBatchDesc& d, const void* matrix, uint64_t token) {
   thread_local Prepared kept[4];
   thread_local unsigned next = 0;
   if (token == 0) {
@@ -150,7 +150,7 @@ const std::vector<uint8_t>& prepared_matrix(const CoopVecMatMulDesc& d, const vo
 
 }  // namespace
 
-const char* coopvec_matmul_error(const CoopVecMatMulDesc& d) {
+const char* coopvec_batch_error(const CoopVecBatchDesc& d) {
   if (d.m == 0 || d.k == 0) return "a cooperative-vector matrix product needs M and K of at least 1";
   const bool fp = format_is_float(d.result);
   if (fp ? !(d.result == NF::F32 || d.result == NF::F16) : !is_int32(d.result))
@@ -170,9 +170,9 @@ const char* coopvec_matmul_error(const CoopVecMatMulDesc& d) {
   return nullptr;
 }
 
-size_t coopvec_matmul_matrix_bytes(const CoopVecMatMulDesc& d) { return layout_required_size(stored(d)); }
+size_t coopvec_batch_matrix_bytes(const CoopVecBatchDesc& d) { return layout_required_size(stored(d)); }
 
-void coopvec_matmul(const CoopVecMatMulDesc& d, const void* matrix, const void* bias, const void* x,
+void coopvec_batch_matmul(const CoopVecBatchDesc& d, const void* matrix, const void* bias, const void* x,
                     size_t ldx, void* y, size_t ldy, uint32_t lanes, uint64_t cache_token) {
   if (lanes == 0) return;
   const bool fp = format_is_float(d.result);
@@ -216,7 +216,7 @@ void coopvec_matmul(const CoopVecMatMulDesc& d, const void* matrix, const void* 
     convert(acc, cbuf.data() + size_t(i) * lanes * 4, d.result, out + i * ldy * eout, lanes);
 }
 
-void coopvec_matmul_reference(const CoopVecMatMulDesc& d, const void* matrix, const void* bias, const void* x,
+void coopvec_batch_reference(const CoopVecBatchDesc& d, const void* matrix, const void* bias, const void* x,
                               size_t ldx, void* y, size_t ldy, uint32_t lanes) {
   const auto* mp = static_cast<const uint8_t*>(matrix);
   const auto* bp = static_cast<const uint8_t*>(bias);

@@ -1,0 +1,91 @@
+// OpCooperativeVectorLoadNV / OpCooperativeVectorStoreNV (SPV_NV_cooperative_vector, "3.42.8
+// Memory Instructions"): each invocation moves its vector's components to or from
+// Pointer + Offset bytes, component j at j * sizeof(component) after it ("Any ArrayStride
+// decoration on Pointer is ignored"). Component j of all lanes is one gather or scatter
+// (one scalar load when every lane reads the same address). With robust buffer access,
+// a component outside the bound range reads zero and is not written (Vulkan, "Robust
+// Buffer Access"), component by component, as a vector may straddle the end.
+//
+// Memory operands: the alignment they promise is not needed (components are accessed at
+// their natural alignment; VUID-RuntimeSpirv-OpCooperativeVectorLoadNV-10099's 16 bytes
+// is the application's promise, not ours to check), and the visibility operands mean
+// nothing more than program order on this implementation's coherent memory.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "lowerer.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+namespace {
+using Op = spv::Op;
+}
+
+bool Lowerer::lower_coopvec_memory(const Instruction& in) {
+  const auto& o = in.operands;
+  const bool load = in.opcode == uint16_t(Op::OpCooperativeVectorLoadNV);
+  const char* name = load ? "OpCooperativeVectorLoadNV" : "OpCooperativeVectorStoreNV";
+  if (o.size() < (load ? 2u : 3u)) fail(std::string(name) + " needs a pointer, an offset" + (load ? "" : " and an object"), &in);
+  const Id pointer = o[0], offset = o[1];
+  const Id vt = load ? in.result_type : type_of(o[2]);
+  if (!is_coopvec(vt)) fail(std::string(name) + (load ? " must produce" : " must store") + " a cooperative vector", &in);
+  const TypeInfo& pt = type(type_of(pointer));
+  if (pt.op != uint16_t(Op::OpTypePointer)) fail(std::string(name) + ": 'Pointer' is not a pointer", &in);
+  switch (static_cast<spv::StorageClass>(pt.storage)) {
+    case spv::StorageClass::StorageBuffer: case spv::StorageClass::Workgroup:
+    case spv::StorageClass::PhysicalStorageBuffer: case spv::StorageClass::CrossWorkgroup:
+      break;
+    default:
+      fail(std::string(name) + ": 'Pointer' must be in StorageBuffer, Workgroup or PhysicalStorageBuffer storage", &in);
+  }
+  const TypeInfo& ot = type(type_of(offset));
+  if (ot.op != uint16_t(Op::OpTypeInt) || ot.width != 32) fail(std::string(name) + ": 'Offset' must be a 32-bit integer", &in);
+
+  const TypeInfo& t = type(vt);
+  llvm::Type* et = scalar_type(t.elem);
+  const uint64_t esz = M->getDataLayout().getTypeAllocSize(et);
+  llvm::Type* lane_t = llvm::FixedVectorType::get(et, N);
+  const llvm::Align align(esz);
+  Val p = value_v(pointer), off = value_v(offset);
+  CheckingScope scope(*this, pointer);
+  const bool bounds = scope.bounds.has_value();
+  llvm::Value* buf = load ? coopvec_buffer(in.result, vt) : value_v(o[2]).v;
+  // Offsets are byte counts: unsigned.
+  if (p.uniform && off.uniform && !bounds) {
+    llvm::Value* base = B.CreateGEP(B.getInt8Ty(), p.v, B.CreateZExt(off.v, B.getInt64Ty()));
+    for_each_component(t.count, [&](llvm::Value* i) {
+      llvm::Value* a = B.CreateGEP(et, base, i);
+      if (load) {
+        // One address for the subgroup: one load (blocks run only with a lane active).
+        coopvec_store_component(vt, buf, i, B.CreateVectorSplat(N, B.CreateAlignedLoad(et, a, align)));
+      } else {
+        llvm::Value* v = B.CreateLoad(lane_t, coopvec_component(vt, buf, i));
+        // Every lane writes the same place; the last active lane's value lands, as a
+        // scatter would leave it.
+        llvm::Value* bits = B.CreateBitCast(mask, B.getIntNTy(N));
+        llvm::Value* last = B.CreateSub(B.getIntN(N, N - 1), B.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, bits, B.getTrue()));
+        B.CreateAlignedStore(B.CreateExtractElement(v, B.CreateZExtOrTrunc(last, B.getInt32Ty())), a, align);
+      }
+    });
+  } else {
+    llvm::Value* ptrs = p.uniform ? B.CreateVectorSplat(N, p.v) : p.v;
+    llvm::Value* offs = off.uniform ? B.CreateVectorSplat(N, off.v) : off.v;
+    llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
+    llvm::Value* base = B.CreateGEP(B.getInt8Ty(), ptrs, B.CreateZExt(offs, i64v));
+    for_each_component(t.count, [&](llvm::Value* i) {
+      llvm::Value* addrs = B.CreateGEP(et, base, B.CreateVectorSplat(N, B.CreateZExt(i, B.getInt64Ty())));
+      llvm::Value* on = bounds ? B.CreateAnd(mask, in_bounds(addrs, esz)) : mask;
+      if (load) {
+        llvm::Value* v = B.CreateMaskedGather(lane_t, addrs, align, on, llvm::Constant::getNullValue(lane_t));
+        coopvec_store_component(vt, buf, i, v);
+      } else {
+        B.CreateMaskedScatter(B.CreateLoad(lane_t, coopvec_component(vt, buf, i)), addrs, align, on);
+      }
+    });
+  }
+  if (load) define_v(in.result, {buf, true});
+  return true;
+}
+
+}  // namespace coopvk::jit
