@@ -125,12 +125,13 @@ void coopvec_matmul(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a) {
     x.resize(d.k);
     for (uint32_t k = 0; k < d.k; ++k) x[k] = float(as_double(interp, input_value(d, a, k)));
     for (uint32_t m = 0; m < d.m; ++m) {
-      float acc = 0.0f;
+      // From the bias, as the batched kernel's accumulators start (coopvec_batch.h), so
+      // that a lane gives the same bits on either path.
+      float acc = d.has_bias ? float(as_double(bias, checked_bits(a.bias + m * bsz, bsz, a.bias_lo, a.bias_hi))) : 0.0f;
       for (uint32_t k = 0; k < d.k; ++k) {
         uint64_t bits = d.transpose ? element(k, m) : element(m, k);
         acc = std::fmaf(float(as_double(mat, bits)), x[k], acc);
       }
-      if (d.has_bias) acc += float(as_double(bias, checked_bits(a.bias + m * bsz, bsz, a.bias_lo, a.bias_hi)));
       uint8_t* out = a.result + int64_t(m) * a.result_stride;
       if (res == NF::F32) {
         store(out, acc);

@@ -18,11 +18,11 @@
 //    accurately as reasonably possible": the nearest finite value is closer than NaN or
 //    infinity). Packed interpretations reinterpret the bytes of each 32-bit component,
 //    lower-numbered values in lower bits.
-//  - Float results: every product and partial sum in f32, as fmaf(a, x, acc) in order
-//    k = 0, 1, ... (the product of two f16 / fp8 / bf16 values is exact in f32), then the
-//    bias (converted to f32) added, then one rounding to the result format (RNE). So the
-//    error against the exact result is at most K * 2^-24 * sum |a_k x_k| (+ |bias|) for
-//    the f32 sum, plus half an ulp of the result format.
+//  - Float results: starting from the bias (converted to f32) or 0, every product and
+//    partial sum in f32, as fmaf(a, x, acc) in order k = 0, 1, ... (the product of two f16 /
+//    fp8 / bf16 values is exact in f32), then one rounding to the result format (RNE). So
+//    the error against the exact result is at most K * 2^-24 * (sum |a_k x_k| + |bias|)
+//    for the f32 sum, plus half an ulp of the result format.
 //  - Integer results: exact products, summed modulo 2^32 ("performed at the precision of
 //    the Result Type and are exact (with the usual wrapping rules)"), bias added the same
 //    way. With `saturate` (the SaturatingAccumulation operand, which the SPIR-V text does
