@@ -14,6 +14,7 @@
 #include "vk_entrypoints.h"
 #include "worker_pool.h"
 
+#include <atomic>
 #include <cstring>
 
 using namespace coopvk;
@@ -30,6 +31,10 @@ struct DispatchSnapshot {
     for (uint32_t s = 0; s < jit::kMaxDescriptorSets; ++s)
       ds.sets[s] = sets[s] ? sets[s]->data() : nullptr;
     ds.push_constants = push.data();
+    // One token per execution, taken when the dispatch runs: a command buffer submitted
+    // again may find its matrices changed in between.
+    static std::atomic<uint64_t> serial{0};
+    ds.dispatch_serial = serial.fetch_add(1, std::memory_order_relaxed) + 1;
     for (int i = 0; i < 3; ++i) {
       ds.base_workgroup[i] = base[i];
       ds.num_workgroups[i] = count[i];

@@ -92,9 +92,15 @@ struct MatmulCase {
   bool transpose;
 };
 
+// Which lanes multiply by what: Divergent, odd invocations on a second matrix and bias and
+// every fifth inactive (lane by lane); Uniform, every invocation on the first (one product
+// over the lanes, coopvec_batch.h); UniformHoles, the same with every fifth inactive.
+enum class Lanes { Divergent, Uniform, UniformHoles };
+
 // mat_range: robust buffer access with the matrix buffer's range ending there (row-major,
 // not transposed): elements past it read zero.
-void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed, size_t mat_range = 0) {
+void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed, size_t mat_range = 0,
+                Lanes lanes = Lanes::Divergent) {
   CAPTURE(v.name, c.m, c.k, int(c.layout), c.transpose);
   const uint32_t M = c.m, K = c.k;
   const uint32_t in_len = v.packed ? (K + 3) / 4 : K;
@@ -150,24 +156,27 @@ void run_matmul(const Variant& v, const MatmulCase& c, uint32_t seed, size_t mat
   r.groups[0] = kGroups;
   r.spec = {spec_u32(0, M), spec_u32(1, K), spec_u32(2, in_len), spec_u32(3, uint32_t(c.layout)),
             spec_u32(4, c.transpose)};
-  r.push = push_words<uint32_t>({uint32_t(in_stride), uint32_t(out_stride), uint32_t(stored[0].stride),
-                                 uint32_t(mat_bytes), uint32_t(bias_bytes)});
+  const bool uniform = lanes != Lanes::Divergent;
+  // the uniform shader reads a nonzero mat_bytes as "leave lanes out"
+  const uint32_t second = lanes == Lanes::Uniform ? 0 : lanes == Lanes::UniformHoles ? 1 : uint32_t(mat_bytes);
+  r.push = push_words<uint32_t>({uint32_t(in_stride), uint32_t(out_stride), uint32_t(stored[0].stride), second,
+                                 uint32_t(bias_bytes)});
   if (mat_range) {
     r.robust = true;
     r.ranges = {0, mat_range, 0, 0};
   }
-  run_words(shader(std::string("matmul_") + v.name), r);
+  run_words(shader(std::string("matmul_") + v.name + (uniform ? "_uniform" : "")), r);
   for (uint32_t i = 0; i < kInvocations; ++i) {
     CAPTURE(i);
     for (uint32_t m = 0; m < M; ++m) {
       CAPTURE(m);
       uint64_t got = 0;
       std::memcpy(&got, out.data() + i * out_stride + m * rsz, rsz);
-      if (i % 5 == 3) {  // inactive: untouched
+      if (i % 5 == 3 && lanes != Lanes::Uniform) {  // inactive: untouched
         REQUIRE(got == (rsz == 4 ? 0xABABABABull : 0xABABull));
         continue;
       }
-      const int s = i & 1;
+      const int s = uniform ? 0 : int(i & 1);
       double exact = bias[s][m];
       const size_t esz = kernels::format_size(v.matrix);
       for (uint32_t k = 0; k < K; ++k) {
@@ -205,6 +214,35 @@ TEST_CASE("cooperative vector matrix multiply of every type combination") {
   const bool fp8 = v.matrix == NF::E4M3 || v.matrix == NF::E5M2;
   if (fp8 && layout < 2) return;  // fp8 matrices: optimal layouts only (VUID ...-10090)
   run_matmul(v, {mk.first, mk.second, MatrixLayout(layout), transpose}, 99 + mk.first + mk.second);
+}
+
+TEST_CASE("cooperative vector matrix multiply on one matrix runs over all lanes at once") {
+  // Every combination, with all lanes running (the batched product: one kernel call for the
+  // subgroup) and with some left out (lane by lane again), both against the same exact sums.
+  const std::string name = GENERATE("f16_f16", "f16_f16_nobias", "f16_f32", "f32_f32", "e4m3_f16", "e5m2_f16",
+                                    "s8packed_s32", "u8packed_u32", "s8_s32", "f32_s8_s32", "u8_u32");
+  const auto mk = GENERATE(std::pair<uint32_t, uint32_t>{7, 7}, std::pair<uint32_t, uint32_t>{64, 129},
+                           std::pair<uint32_t, uint32_t>{512, 7});
+  const int layout = GENERATE(0, 2, 3);
+  const bool transpose = GENERATE(false, true);
+  if (transpose && layout < 2) return;
+  const Variant& v = variant(name);
+  if ((v.matrix == NF::E4M3 || v.matrix == NF::E5M2) && layout < 2) return;  // fp8: optimal layouts only
+  for (Lanes lanes : {Lanes::Uniform, Lanes::UniformHoles})
+    run_matmul(v, {mk.first, mk.second, MatrixLayout(layout), transpose}, 11 + mk.first + mk.second, 0, lanes);
+}
+
+TEST_CASE("a multiply on one matrix calls the batched kernel once for the subgroup") {
+  std::vector<uint8_t> in(64), mat(1024), bias(64), out(64);  // the layout's four buffers
+  Run r;
+  r.buffers = {&in, &mat, &bias, &out};
+  r.coopvec = true;
+  r.spec = {spec_u32(0, 16), spec_u32(1, 16), spec_u32(2, 16), spec_u32(3, 2), spec_u32(4, 0)};
+  jit::CompileResult cr;
+  const std::string uniform = optimized_ir(shader("matmul_f16_f16_uniform"), options_for(r), &cr, true);
+  CHECK(occurrences(uniform, "call void @coopvk_rt_coopvec_matmul_lanes(") == 1);
+  const std::string divergent = optimized_ir(shader("matmul_f16_f16"), options_for(r), &cr, true);
+  CHECK(occurrences(divergent, "@coopvk_rt_coopvec_matmul_lanes(") == 0);
 }
 
 TEST_CASE("cooperative vector matrix multiply under robust buffer access") {

@@ -2,12 +2,17 @@
 // (SPV_NV_cooperative_vector, "3.42.X Cooperative Vector Instructions"): per invocation,
 // a call of kernels/coopvec_ops.h for each active lane (runtime_symbols.h), with the
 // lane's pointers, offsets and strides and its column of the vectors' buffers (lane l's
-// component j is at j * N + l elements; the kernels take the component stride). The
+// component j is at j * N + l elements; the kernels take the component stride). A multiply
+// whose matrix and bias are the same for every lane, with every lane running, is instead one
+// product over the lanes (kernels/coopvec_batch.h). The
 // descriptor of the instruction (formats, M, K, layout, transpose) is a constant; the
 // checks of what a shader may ask are the kernels' own coopvec_*_error(), run here at
 // compile time so a bad combination fails pipeline creation with the kernel's reason.
+#include <cstddef>
+
 #include <llvm/IR/Constants.h>
 
+#include "coopvk/jit/shader_abi.h"
 #include "coopvk/kernels/coopvec_ops.h"
 #include "lowerer.h"
 #include "runtime_symbols.h"
@@ -204,6 +209,42 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
       llvm::AllocaInst* args = entry_alloca(args_t, 1, 16);
       llvm::FunctionCallee f =
           M_get_function(kCoopVecMatMulSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr}, false));
+      // Every lane on the same matrix and bias (the usual case: uniform pointers, offsets
+      // and stride) and every lane running: one product over the lanes (coopvec_batch.h),
+      // which gives each lane the bits the per-lane call would. Inactive lanes keep their
+      // results' old contents, so with any of them the lanes run one by one.
+      auto uniform = [](const std::optional<std::pair<Val, Val>>& r) { return !r || (r->first.uniform && r->second.uniform); };
+      llvm::BasicBlock* done_bb = nullptr;
+      if (maddr.uniform && stride.uniform && baddr.uniform && uniform(mrange) && uniform(brange) &&
+          mask->getType()->isVectorTy()) {
+        llvm::BasicBlock* all_bb = llvm::BasicBlock::Create(C, "coopvec.lanes", F.llvm_fn);
+        llvm::BasicBlock* each_bb = llvm::BasicBlock::Create(C, "coopvec.each", F.llvm_fn);
+        done_bb = llvm::BasicBlock::Create(C, "coopvec.done", F.llvm_fn);
+        llvm::Value* bits = B.CreateBitCast(mask, B.getIntNTy(N));
+        B.CreateCondBr(B.CreateICmpEQ(bits, llvm::ConstantInt::getAllOnesValue(B.getIntNTy(N))), all_bb, each_bb);
+        B.SetInsertPoint(all_bb);
+        llvm::Value* fields[] = {
+            maddr.v,
+            B.CreateZExt(stride.v, i64),
+            in_buf,
+            B.getInt64(int64_t(in_esz) * N),
+            baddr.v,
+            out,
+            B.getInt64(int64_t(out_esz) * N),
+            mrange ? mrange->first.v : null,
+            mrange ? mrange->second.v : null,
+            brange ? brange->first.v : null,
+            brange ? brange->second.v : null,
+        };
+        for (unsigned k = 0; k < 11; ++k) B.CreateStore(fields[k], B.CreateStructGEP(args_t, args, k));
+        llvm::Value* serial = B.CreateLoad(
+            i64, B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxDispatch), offsetof(DispatchState, dispatch_serial)));
+        llvm::FunctionCallee lanes_f = M_get_function(
+            kCoopVecMatMulLanesSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, i32, i64}, false));
+        B.CreateCall(lanes_f, {desc, args, B.getInt32(N), serial});
+        B.CreateBr(done_bb);
+        B.SetInsertPoint(each_bb);
+      }
       for_active_lanes(mask, [&](llvm::Value* l) {
         llvm::Value* fields[] = {
             lane_value(B, maddr, l),
@@ -221,6 +262,10 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
         for (unsigned k = 0; k < 11; ++k) B.CreateStore(fields[k], B.CreateStructGEP(args_t, args, k));
         B.CreateCall(f, {desc, args});
       });
+      if (done_bb) {
+        B.CreateBr(done_bb);
+        B.SetInsertPoint(done_bb);
+      }
       define_v(in.result, {out, true});
       return true;
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "coopvk/jit/shader_abi.h"
+#include "coopvk/kernels/coopvec_batch.h"
 #include "coopvk/kernels/coopvec_ops.h"
 
 namespace coopvk::jit {
@@ -34,6 +35,10 @@ extern "C" void coopvk_rt_convert(uint32_t src_format, const void* src, uint32_t
 
 extern "C" void coopvk_rt_coopvec_matmul(const kernels::CoopVecMatMulDesc* d, const kernels::CoopVecMatMulArgs* a) {
   kernels::coopvec_matmul(*d, *a);
+}
+extern "C" void coopvk_rt_coopvec_matmul_lanes(const kernels::CoopVecMatMulDesc* d, const kernels::CoopVecMatMulArgs* a,
+                                               uint32_t lanes, uint64_t cache_token) {
+  kernels::coopvec_matmul_lanes(*d, *a, lanes, cache_token);
 }
 extern "C" void coopvk_rt_coopvec_outer(const kernels::CoopVecOuterDesc* d, const kernels::CoopVecOuterArgs* a) {
   kernels::coopvec_outer_product_accumulate(*d, *a);
@@ -112,6 +117,7 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == "coopvk_jit_workgroup_barrier") return reinterpret_cast<void*>(&coopvk_jit_workgroup_barrier);
   if (name == kConvertSymbol) return reinterpret_cast<void*>(&coopvk_rt_convert);
   if (name == kCoopVecMatMulSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul);
+  if (name == kCoopVecMatMulLanesSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul_lanes);
   if (name == kCoopVecOuterSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_outer);
   if (name == kCoopVecReduceSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_reduce);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));

@@ -40,6 +40,9 @@ constexpr int kRuntimeAbi = 2;
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 // void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)
 constexpr const char* kCoopVecMatMulSymbol = "coopvk_rt_coopvec_matmul";
+// void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs* (lane 0's),
+//       uint32_t lanes, uint64_t cache_token): every lane at once (coopvec_batch.h)
+constexpr const char* kCoopVecMatMulLanesSymbol = "coopvk_rt_coopvec_matmul_lanes";
 // void (const kernels::CoopVecOuterDesc*, const kernels::CoopVecOuterArgs*)
 constexpr const char* kCoopVecOuterSymbol = "coopvk_rt_coopvec_outer";
 // void (uint32_t number_format, uint32_t count, const kernels::CoopVecReduceArgs*)

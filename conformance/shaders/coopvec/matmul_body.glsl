@@ -1,5 +1,5 @@
 // One matrix-vector multiply(-add) per invocation, for test_jit_coopvec.cpp. A variant
-// defines INPUT_T, RESULT_T, INTERP, MAT_INTERP, BIAS_INTERP and HAS_BIAS
+// defines INPUT_T, RESULT_T, INTERP, MAT_INTERP, BIAS_INTERP, HAS_BIAS and UNIFORM
 // (coopvec_variants.cmake); the lengths, layout and transpose are specialization
 // constants, the strides and the second matrix's offset push constants.
 #extension GL_NV_cooperative_vector : require
@@ -27,13 +27,20 @@ layout(push_constant) uniform P {
 
 void main() {
   uint i = gl_GlobalInvocationID.x;
+#if UNIFORM
+  // Every invocation on the first matrix and bias, the multiply the JIT batches over the
+  // lanes; a nonzero mat_bytes asks for inactive lanes all the same (then lane by lane).
+  if (pc.mat_bytes != 0 && i % 5 == 3) return;
+  uint moff = 0, boff = 0;
+#else
   if (i % 5 == 3) return;  // inactive lanes: their outputs stay as they were
+  uint moff = (i & 1) * pc.mat_bytes, boff = (i & 1) * pc.bias_bytes;
+#endif
   coopvecNV<INPUT_T, IN_LEN> v;
   coopVecLoadNV(v, inb.x, i * pc.in_stride);
   coopvecNV<RESULT_T, M> r;
-  uint moff = (i & 1) * pc.mat_bytes;
 #if HAS_BIAS
-  coopVecMatMulAddNV(r, v, INTERP, mat.m, moff, MAT_INTERP, bias.b, (i & 1) * pc.bias_bytes, BIAS_INTERP, M, K,
+  coopVecMatMulAddNV(r, v, INTERP, mat.m, moff, MAT_INTERP, bias.b, boff, BIAS_INTERP, M, K,
                      LAYOUT, TRANSPOSE, pc.mat_stride);
 #else
   coopVecMatMulNV(r, v, INTERP, mat.m, moff, MAT_INTERP, M, K, LAYOUT, TRANSPOSE, pc.mat_stride);

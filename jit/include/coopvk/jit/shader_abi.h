@@ -29,6 +29,10 @@ struct DispatchState {
   const uint8_t* push_constants;  // kMaxPushConstantBytes bytes
   uint32_t num_workgroups[3];     // the dispatch's group counts (NumWorkgroups)
   uint32_t base_workgroup[3];     // vkCmdDispatchBase's base (already in workgroup_id)
+  // Nonzero and different for every execution of a dispatch: the cache token of kernels
+  // that keep what they derive from memory a dispatch may not change (a cooperative-vector
+  // matrix, kernels/coopvec_batch.h). 0: no caching.
+  uint64_t dispatch_serial;
 };
 
 struct WorkgroupState {
