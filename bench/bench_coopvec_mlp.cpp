@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include <immintrin.h>
 #include <xsimd/xsimd.hpp>
 
 #include "coopvk/kernels/coopvec_layout.h"
@@ -122,10 +123,20 @@ void run_kernel(const Net& n, const uint8_t* in, uint8_t* out, size_t first, siz
                       kN, kN, uint32_t(MatrixLayout::InferencingOptimal), 0, 1, 0};
   const size_t ein = n.ein(), eout = n.eout();
   std::vector<uint8_t> x(kN * lanes * ein), h(kN * lanes * eout), hx(kN * lanes * ein), y(kN * lanes * eout);
+  // each lane's OpCooperativeVectorLoadNV / StoreNV: its vector, to and from component-major order
+  auto gather = [&](const uint8_t* src, uint8_t* dst, size_t v0) {
+    if (ein == 2) {
+      auto* d16 = reinterpret_cast<uint16_t*>(dst);
+      const auto* s16 = reinterpret_cast<const uint16_t*>(src);
+      for (uint32_t l = 0; l < lanes; ++l)
+        for (uint32_t j = 0; j < kN; ++j) d16[j * lanes + l] = s16[(v0 + l) * kN + j];
+    } else {
+      for (uint32_t l = 0; l < lanes; ++l)
+        for (uint32_t j = 0; j < kN; ++j) dst[j * lanes + l] = src[(v0 + l) * kN + j];
+    }
+  };
   for (size_t v0 = first; v0 < first + count; v0 += lanes) {
-    // each lane's OpCooperativeVectorLoadNV: its vector, into component-major order
-    for (uint32_t l = 0; l < lanes; ++l)
-      for (uint32_t j = 0; j < kN; ++j) std::memcpy(&x[(j * lanes + l) * ein], in + ((v0 + l) * kN + j) * ein, ein);
+    gather(in, x.data(), v0);
     layer(d, n.w_opt[0].data(), n.b_bytes[0].data(), x.data(), ein, h.data(), eout, lanes, token);
     const uint8_t* next = h.data();
     if (n.f16) {  // ReLU on f16: negative values (sign bit set) become +0
@@ -140,8 +151,17 @@ void run_kernel(const Net& n, const uint8_t* in, uint8_t* out, size_t first, siz
       next = hx.data();
     }
     layer(d, n.w_opt[1].data(), n.b_bytes[1].data(), next, ein, y.data(), eout, lanes, token);
-    for (uint32_t l = 0; l < lanes; ++l)  // each lane's OpCooperativeVectorStoreNV
-      for (uint32_t j = 0; j < kN; ++j) std::memcpy(out + ((v0 + l) * kN + j) * eout, &y[(j * lanes + l) * eout], eout);
+    if (eout == 2) {
+      auto* o16 = reinterpret_cast<uint16_t*>(out);
+      const auto* y16 = reinterpret_cast<const uint16_t*>(y.data());
+      for (uint32_t l = 0; l < lanes; ++l)
+        for (uint32_t j = 0; j < kN; ++j) o16[(v0 + l) * kN + j] = y16[j * lanes + l];
+    } else {
+      auto* o32 = reinterpret_cast<uint32_t*>(out);
+      const auto* y32 = reinterpret_cast<const uint32_t*>(y.data());
+      for (uint32_t l = 0; l < lanes; ++l)
+        for (uint32_t j = 0; j < kN; ++j) o32[(v0 + l) * kN + j] = y32[j * lanes + l];
+    }
   }
 }
 
@@ -164,48 +184,75 @@ void layer_xsimd(const float* w, const float* b, const Batch* x, Batch* y) {
   }
 }
 
+// f16 <-> f32 for a batch, with the CPU's conversion instructions where the build has them
+// (F16C / AVX-512), as a hand-tuned loop would use; rounding to nearest even either way.
+Batch halves_to_batch(const uint16_t* h) {
+#if defined(__AVX512F__)
+  if constexpr (kL == 16) return Batch(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h))));
+#endif
+#if defined(__F16C__)
+  if constexpr (kL == 8) return Batch(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))));
+#endif
+  alignas(64) float f[kL];
+  for (uint32_t l = 0; l < kL; ++l) f[l] = f16_to_f32(h[l]);
+  return Batch::load_aligned(f);
+}
+void batch_to_halves(const Batch& b, uint16_t* h) {
+#if defined(__AVX512F__)
+  if constexpr (kL == 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
+    return;
+  }
+#endif
+#if defined(__F16C__)
+  if constexpr (kL == 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h), _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
+    return;
+  }
+#endif
+  alignas(64) float f[kL];
+  b.store_aligned(f);
+  for (uint32_t l = 0; l < kL; ++l) h[l] = f16_bits(f[l]);
+}
+
 void run_xsimd(const Net& n, const uint8_t* in, uint8_t* out, size_t first, size_t count) {
   alignas(64) Batch x[kN], h[kN], y[kN];
   alignas(64) float lane[kL];
+  alignas(64) uint16_t half[kL];
   const size_t ein = n.ein(), eout = n.eout();
+  const auto* in16 = reinterpret_cast<const uint16_t*>(in);
+  auto* out16 = reinterpret_cast<uint16_t*>(out);
   for (size_t v0 = first; v0 < first + count; v0 += kL) {
-    for (uint32_t j = 0; j < kN; ++j) {
-      for (uint32_t l = 0; l < kL; ++l) {
-        const uint8_t* p = in + ((v0 + l) * kN + j) * ein;
-        if (n.f16) {
-          uint16_t bits;
-          std::memcpy(&bits, p, 2);
-          lane[l] = f16_to_f32(bits);
-        } else {
-          lane[l] = float(int8_t(*p));
-        }
+    for (uint32_t j = 0; j < kN; ++j) {  // component j of kL vectors
+      if (n.f16) {
+        for (uint32_t l = 0; l < kL; ++l) half[l] = in16[(v0 + l) * kN + j];
+        x[j] = halves_to_batch(half);
+      } else {
+        for (uint32_t l = 0; l < kL; ++l) lane[l] = float(int8_t(in[((v0 + l) * kN + j) * ein]));
+        x[j] = Batch::load_aligned(lane);
       }
-      x[j] = Batch::load_aligned(lane);
     }
     layer_xsimd(n.w_f32[0].data(), n.b_f32[0].data(), x, h);
     for (uint32_t j = 0; j < kN; ++j) {  // round to the result, then ReLU (and for s8 rescale)
-      h[j].store_aligned(lane);
-      for (uint32_t l = 0; l < kL; ++l) {
-        if (n.f16) {
-          const float r = f16_to_f32(f16_bits(lane[l]));
-          lane[l] = std::signbit(r) ? 0.0f : r;
-        } else {
-          lane[l] = float(int8_t(between_s8(int32_t(lane[l]))));
-        }
+      if (n.f16) {
+        batch_to_halves(h[j], half);
+        h[j] = xsimd::max(halves_to_batch(half), Batch(0.0f));  // -0 -> +0 as well
+      } else {
+        h[j].store_aligned(lane);
+        for (uint32_t l = 0; l < kL; ++l) lane[l] = float(int8_t(between_s8(int32_t(lane[l]))));
+        h[j] = Batch::load_aligned(lane);
       }
-      h[j] = Batch::load_aligned(lane);
     }
     layer_xsimd(n.w_f32[1].data(), n.b_f32[1].data(), h, y);
     for (uint32_t j = 0; j < kN; ++j) {
-      y[j].store_aligned(lane);
-      for (uint32_t l = 0; l < kL; ++l) {
-        uint8_t* p = out + ((v0 + l) * kN + j) * eout;
-        if (n.f16) {
-          const uint16_t bits = f16_bits(lane[l]);
-          std::memcpy(p, &bits, 2);
-        } else {
+      if (n.f16) {
+        batch_to_halves(y[j], half);
+        for (uint32_t l = 0; l < kL; ++l) out16[(v0 + l) * kN + j] = half[l];
+      } else {
+        y[j].store_aligned(lane);
+        for (uint32_t l = 0; l < kL; ++l) {
           const int32_t v = int32_t(lane[l]);
-          std::memcpy(p, &v, 4);
+          std::memcpy(out + ((v0 + l) * kN + j) * eout, &v, 4);
         }
       }
     }

@@ -70,29 +70,70 @@ struct Prepared {
   int64_t stride = 0;
   CoopVecMatMulDesc d{};
   std::vector<uint8_t> a;
+  // The accumulators' starting values for the last bias and lane count seen with it (the
+  // bias is as constant as the matrix, SPV_NV_cooperative_vector).
+  const uint8_t* bias = nullptr;
+  uint32_t lanes = 0;
+  std::vector<uint8_t> c;
   bool same(const CoopVecMatMulDesc& x, const uint8_t* p, int64_t s, uint64_t t) const {
     return token == t && matrix == p && stride == s && d.matrix_format == x.matrix_format && d.m == x.m &&
-           d.k == x.k && d.layout == x.layout && d.transpose == x.transpose;
+           d.k == x.k && d.layout == x.layout && d.transpose == x.transpose && d.bias_format == x.bias_format &&
+           d.has_bias == x.has_bias && d.result_format == x.result_format;
   }
 };
 
-const std::vector<uint8_t>& prepared_matrix(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a, uint64_t token) {
+// The accumulator format: f32 for floats, the result's own 32-bit integer format (for the
+// saturation's signedness).
+NF accumulator(const CoopVecMatMulDesc& d) {
+  const NF res = fmt(d.result_format);
+  return format_is_float(res) ? NF::F32 : res;
+}
+
+// The bias (or zero) broadcast over the lanes, in the accumulators' format.
+void broadcast_bias(const CoopVecMatMulDesc& d, const uint8_t* bias, uint32_t lanes, std::vector<uint8_t>& c) {
+  c.assign(size_t(d.m) * lanes * 4, 0);
+  if (!d.has_bias) return;
+  const NF bias_f = fmt(d.bias_format);
+  const size_t eb = format_size(bias_f);
+  const bool fp = accumulator(d) == NF::F32;
+  for (uint32_t i = 0; i < d.m; ++i) {
+    uint64_t bits = 0, v = 0;
+    std::memcpy(&bits, bias + i * eb, eb);
+    if (fp)
+      convert_scalar(bias_f, bits, NF::F32, &v);  // exact: f16 / f32 into f32
+    else
+      v = bits;  // the 32 bits as they are: the sum wraps modulo 2^32 either way
+    const uint32_t v32 = uint32_t(v);
+    uint8_t* row = c.data() + size_t(i) * lanes * 4;
+    for (uint32_t l = 0; l < lanes; ++l) std::memcpy(row + l * 4, &v32, 4);
+  }
+}
+
+// The matrix prepared for the tile kernel and the accumulators' starting values, kept under
+// the token (or made afresh, for token 0).
+const Prepared& prepared(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a, uint32_t lanes, uint64_t token) {
   thread_local Prepared kept[4];
   thread_local unsigned next = 0;
-  if (token == 0) {
-    std::vector<uint8_t>& once = scratch(3);
-    prepare(d, a.matrix, a.stride, once);
-    return once;
+  Prepared* p = nullptr;
+  if (token != 0)
+    for (Prepared& k : kept)
+      if (k.same(d, a.matrix, a.stride, token)) p = &k;
+  if (!p) {
+    thread_local Prepared once;
+    p = token ? &kept[next++ % std::size(kept)] : &once;
+    p->token = token;
+    p->matrix = a.matrix;
+    p->stride = a.stride;
+    p->d = d;
+    p->lanes = 0;
+    prepare(d, a.matrix, a.stride, p->a);
   }
-  for (const Prepared& p : kept)
-    if (p.same(d, a.matrix, a.stride, token)) return p.a;
-  Prepared& p = kept[next++ % std::size(kept)];
-  p.token = token;
-  p.matrix = a.matrix;
-  p.stride = a.stride;
-  p.d = d;
-  prepare(d, a.matrix, a.stride, p.a);
-  return p.a;
+  if (p->lanes != lanes || p->bias != a.bias || token == 0) {
+    broadcast_bias(d, a.bias, lanes, p->c);
+    p->bias = a.bias;
+    p->lanes = lanes;
+  }
+  return *p;
 }
 
 // The inputs as the tile kernel's B: K x lanes, dense, in kernel_format() of the
@@ -107,11 +148,26 @@ const uint8_t* inputs(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a, ui
     return out.data();
   }
   std::vector<uint8_t>& mid = scratch(2);
+  if (a.input_stride == int64_t(lanes * format_size(in))) {  // the lanes' vectors back to back: one pass
+    const size_t n = size_t(d.k) * lanes;
+    if (in == interp) {  // no interpretation to apply: only the widening
+      convert(in, a.input, kf, out.data(), n);
+    } else if (interp == kf) {
+      convert(in, a.input, interp, out.data(), n, Overflow::Saturate);
+    } else {
+      mid.resize(n * format_size(interp));
+      convert(in, a.input, interp, mid.data(), n, Overflow::Saturate);
+      convert(interp, mid.data(), kf, out.data(), n);
+    }
+    return out.data();
+  }
   mid.resize(size_t(lanes) * format_size(interp));
   for (uint32_t j = 0; j < d.k; ++j) {
     const uint8_t* src = a.input + int64_t(j) * a.input_stride;
     uint8_t* dst = out.data() + size_t(j) * lanes * format_size(kf);
-    if (interp == kf) {
+    if (in == interp) {
+      convert(in, src, kf, dst, lanes);
+    } else if (interp == kf) {
       convert(in, src, interp, dst, lanes, Overflow::Saturate);
     } else {
       convert(in, src, interp, mid.data(), lanes, Overflow::Saturate);
@@ -149,30 +205,19 @@ void coopvec_matmul_lanes(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a
     return;
   }
   const bool fp = format_is_float(res);
-  // Integer accumulators in the result's own format, for the saturation's signedness.
-  const NF acc = fp ? NF::F32 : res;
-  const std::vector<uint8_t>& am = prepared_matrix(d, a, cache_token);
+  const NF acc = accumulator(d);
+  const Prepared& p = prepared(d, a, lanes, cache_token);
   const uint8_t* b = inputs(d, a, lanes);
-  // C: the bias broadcast over the lanes (or zero), in the accumulators' format; D in place.
-  thread_local std::vector<uint8_t> cbuf;
-  cbuf.assign(size_t(d.m) * lanes * 4, 0);
-  if (d.has_bias) {
-    const size_t eb = format_size(bias_f);
-    for (uint32_t i = 0; i < d.m; ++i) {
-      uint64_t bits = 0, v = 0;
-      std::memcpy(&bits, a.bias + i * eb, eb);
-      if (fp)
-        convert_scalar(bias_f, bits, acc, &v);  // exact: f16 / f32 into f32
-      else
-        v = bits;  // the 32 bits as they are: the sum wraps modulo 2^32 either way
-      const uint32_t v32 = uint32_t(v);
-      for (uint32_t l = 0; l < lanes; ++l) std::memcpy(cbuf.data() + (size_t(i) * lanes + l) * 4, &v32, 4);
-    }
-  }
+  thread_local std::vector<uint8_t> cbuf;  // D (C is the kept bias broadcast)
+  cbuf.resize(p.c.size());
   const TileMmaDesc t{kernel_format(fmt(d.matrix_format)), kernel_format(fmt(d.input_interp)), acc, acc, d.m,
                       lanes, d.k, !fp && d.saturate != 0};
-  tile_mma_kernel(t)(am.data(), b, cbuf.data(), cbuf.data(), t.m, t.n, t.k);
+  tile_mma_kernel(t)(p.a.data(), b, p.c.data(), cbuf.data(), t.m, t.n, t.k);
   // The results in their format, one rounding.
+  if (a.result_stride == int64_t(lanes * eout)) {
+    convert(acc, cbuf.data(), res, a.result, size_t(d.m) * lanes);
+    return;
+  }
   for (uint32_t i = 0; i < d.m; ++i)
     convert(acc, cbuf.data() + size_t(i) * lanes * 4, res, a.result + int64_t(i) * a.result_stride, lanes);
 }
