@@ -20,8 +20,10 @@
 // vpmaddwd+vpaddd; measured per core in this process, times the threads) and kernel /
 // xsimd. Machine-readable lines: mlp_<path>_vectors_per_s (median), mlp_<path>_best,
 // mlp_<path>_worst, mlp_peak_gops, mlp_<path>_peak_fraction, mlp_kernel_over_xsimd.
-// This measures the kernels and the batching without the JIT; the shader version comes
-// with VK_NV_cooperative_vector's lowering.
+// Then, where the device (VK_DRIVER_FILES) has VK_NV_cooperative_vector, the same MLP as a
+// GLSL shader (shaders/coopvec_mlp_*.comp) through Vulkan, its output checked against the
+// xsimd loop's: mlp_shader_vectors_per_s, mlp_shader_peak_fraction, mlp_shader_over_xsimd; or
+// mlp_shader_unsupported 1.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,6 +39,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "coopvk/kernels/coopvec_layout.h"
+#include "bench_vk.h"
 #include "coopvk/kernels/coopvec_batch.h"
 #include "coopvk/kernels/cpu_dispatch.h"
 #include "cpu_peak.h"
@@ -273,9 +276,76 @@ double parallel(size_t vectors, unsigned threads, size_t granule, F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// ---- shader path ----
+
+// Whether the driver VK_DRIVER_FILES picks lists VK_NV_cooperative_vector.
+bool device_has_coopvec() {
+  bench::Context probe;
+  uint32_t n = 0;
+  BENCH_VK(vkEnumerateDeviceExtensionProperties(probe.physical, nullptr, &n, nullptr));
+  std::vector<VkExtensionProperties> exts(n);
+  BENCH_VK(vkEnumerateDeviceExtensionProperties(probe.physical, nullptr, &n, exts.data()));
+  for (const auto& e : exts)
+    if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME) == 0) return true;
+  return false;
+}
+
+// The same MLP as a GLSL shader with GL_NV_cooperative_vector (shaders/coopvec_mlp_*.comp), one
+// invocation per vector: the seconds of each of `reps` dispatches (after a warm-up whose output
+// lands in `out`), or nothing when the device lacks the extension.
+std::vector<double> run_shader(const Net& n, const std::vector<uint8_t>& in, std::vector<uint8_t>& out, size_t vectors,
+                               int reps) {
+  if (!device_has_coopvec()) return {};
+  VkPhysicalDeviceCooperativeVectorFeaturesNV cv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV};
+  cv.cooperativeVector = VK_TRUE;
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &cv};
+  v12.shaderFloat16 = v12.shaderInt8 = v12.storageBuffer8BitAccess = v12.vulkanMemoryModel = VK_TRUE;
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
+  v11.storageBuffer16BitAccess = VK_TRUE;
+  bench::Context ctx(&v11, {VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME});
+  bench::print_device(ctx);
+  const size_t w0 = n.w_opt[0].size(), b0 = n.b_bytes[0].size();
+  bench::Buffer bin = ctx.buffer(in.size()), bw = ctx.buffer(w0 + n.w_opt[1].size()), bb = ctx.buffer(2 * b0),
+                bout = ctx.buffer(out.size());
+  std::memcpy(bin.mapped, in.data(), in.size());
+  std::memcpy(bw.mapped, n.w_opt[0].data(), w0);
+  std::memcpy(static_cast<uint8_t*>(bw.mapped) + w0, n.w_opt[1].data(), n.w_opt[1].size());
+  std::memcpy(bb.mapped, n.b_bytes[0].data(), b0);
+  std::memcpy(static_cast<uint8_t*>(bb.mapped) + b0, n.b_bytes[1].data(), b0);
+  bench::Compute comp(ctx.device, 4, 8);
+  comp.pipeline = comp.create(bench::load_spv(n.f16 ? "coopvec_mlp_f16" : "coopvec_mlp_s8"));
+  comp.bind({&bin, &bw, &bb, &bout});
+  const uint32_t push[2] = {uint32_t(w0), uint32_t(b0)};
+  VkCommandBuffer cb = comp.record(ctx, push, sizeof(push), uint32_t(vectors / 64), 1);
+  ctx.submit_and_wait(cb);
+  std::memcpy(out.data(), bout.mapped, out.size());
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ctx.submit_and_wait(cb);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return t;
+}
+
+// Element-wise equal results, with +0 and -0 the same (the ReLU may give either for -0).
+bool same_results(const Net& n, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t* at) {
+  for (size_t i = 0; i < a.size(); i += n.eout()) {
+    uint32_t x = 0, y = 0;
+    std::memcpy(&x, &a[i], n.eout());
+    std::memcpy(&y, &b[i], n.eout());
+    if (x != y && !(n.f16 && ((x | y) & 0x7FFF) == 0)) {
+      *at = i / n.eout();
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::report_crashes("bench_coopvec_mlp");
   const std::string kind = argc > 1 ? argv[1] : "f16";
   const size_t vectors = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : (size_t(1) << 20);
   const int reps = argc > 3 ? std::atoi(argv[3]) : 5;
@@ -352,5 +422,26 @@ int main(int argc, char** argv) {
                 vectors * ops_per_vector / med / peak);
   }
   std::printf("mlp_kernel_over_xsimd %.3f\n", median[0] / median[1]);
+
+  std::vector<uint8_t> out_s(out_k.size());
+  std::vector<double> t = run_shader(n, in, out_s, vectors, reps);
+  if (t.empty()) {
+    std::printf("shader: the device has no VK_NV_cooperative_vector\nmlp_shader_unsupported 1\n");
+    return 0;
+  }
+  size_t bad = 0;
+  if (!same_results(n, out_s, out_x, &bad)) {
+    std::fprintf(stderr, "shader result %zu (vector %zu, component %zu) differs from the xsimd loop's\n", bad, bad / kN,
+                 bad % kN);
+    return 1;
+  }
+  std::sort(t.begin(), t.end());
+  const double med = t[t.size() / 2];
+  std::printf("%-6s median %.4f s, best %.4f s, worst %.4f s over %d runs: %.2f M vectors/s, %.1f G(FL)OP/s, %.1f%% of peak\n",
+              "shader", med, t.front(), t.back(), reps, vectors / med / 1e6, vectors * ops_per_vector / med / 1e9,
+              100.0 * vectors * ops_per_vector / med / peak);
+  std::printf("mlp_shader_vectors_per_s %.0f\nmlp_shader_best %.0f\nmlp_shader_worst %.0f\nmlp_shader_peak_fraction %.4f\n",
+              vectors / med, vectors / t.front(), vectors / t.back(), vectors * ops_per_vector / med / peak);
+  std::printf("mlp_shader_over_xsimd %.3f\n", vectors / med / median[1]);
   return 0;
 }
