@@ -17,7 +17,9 @@
 # BENCH_COOPMAT_TYPES (f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32), BENCH_COOPMAT_SIZES
 # (512 1024 2048 4096), BENCH_COOPMAT_REPS (3): the cooperative-matrix GEMM, also written
 # to $BUILD/bench-logs/coopmat_gemm.csv and drawn in coopmat_gemm.png (gnuplot),
-# BENCH_CPU_PEAK_MS (150, read by the benches). Full outputs go to $BUILD/bench-logs/,
+# BENCH_COOPVEC_VECTORS (1048576), BENCH_COOPVEC_REPS (5): the cooperative-vector MLP (f16 and
+# s8) on coopvk's shader, its kernels and an xsimd loop, BENCH_CPU_PEAK_MS (150, read by the
+# benches). Full outputs go to $BUILD/bench-logs/,
 # the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
 # a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
 set -euo pipefail
@@ -35,6 +37,8 @@ PIPE_REPS=${BENCH_PIPELINE_REPS:-7}
 COOPMAT_TYPES=${BENCH_COOPMAT_TYPES:-"f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32"}
 COOPMAT_SIZES=${BENCH_COOPMAT_SIZES:-"512 1024 2048 4096"}
 COOPMAT_REPS=${BENCH_COOPMAT_REPS:-3}
+COOPVEC_VECTORS=${BENCH_COOPVEC_VECTORS:-1048576}
+COOPVEC_REPS=${BENCH_COOPVEC_REPS:-5}
 PEAK_VARIANTS="f32 vec2_f32 vec4_f32 f16 vec2_f16 vec4_f16 i32 vec4_i32"
 # every shader bench_pipeline_create times
 SHADERS="axpy axpy_f16 gemm_tiled gemm_blocked reduce_shared reduce_subgroup softmax"
@@ -97,6 +101,9 @@ for t in $COOPMAT_TYPES; do
   for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
 done
 both softmax bench_softmax "$ROWS" "$REPS"
+# cooperative-vector MLP: coopvk only (lavapipe has no VK_NV_cooperative_vector); the run
+# compares its kernels and its shader with a hand-written xsimd loop in the same process
+for t in f16 s8; do run_on coopvk "coopvec_mlp_$t" bench_coopvec_mlp "$t" "$COOPVEC_VECTORS" "$COOPVEC_REPS"; done
 
 # val TAG DRIVER KEY: the number after KEY in that run's log; FAIL if the run failed and
 # has no such line, n/a if it did not print one.
@@ -202,6 +209,21 @@ summary() {
         "$(pct "$(val "$tag" coopvk coopmat_gemm_peak_fraction)")" "$(pct "$(val "$tag" lavapipe coopmat_gemm_peak_fraction)")" \
         "$(awk '$1 == "coopmat_gemm_peak_class" { $1 = ""; print substr($0, 2) }' "$LOGS/$tag.coopvk.log" 2>/dev/null | tail -n 1) ($(fmt "$(val "$tag" coopvk coopmat_gemm_peak_gflops)"))"
     done
+  done
+
+  printf '\ncooperative-vector MLP 64-64-64, %s vectors, M vectors/s median of %s, %% of the CPU peak for the class\n' "$COOPVEC_VECTORS" "$COOPVEC_REPS"
+  local V='%-6s %10s %10s %10s %9s %9s %9s %s\n'
+  printf "$V" "types" "shader" "kernels" "xsimd" "shader%" "kernels%" "xsimd%" "shader/xsimd, kernels/xsimd"
+  for t in f16 s8; do
+    local tag="coopvec_mlp_$t" sv
+    sv=$(val "$tag" coopvk mlp_shader_vectors_per_s)
+    [ "$(val "$tag" coopvk mlp_shader_unsupported)" = 1 ] && sv=unsupported
+    printf "$V" "$t" "$(fmt "$(awk -v v="$sv" 'BEGIN { if (v ~ /^[0-9.e+-]+$/) print v / 1e6; else print v }')")" \
+      "$(fmt "$(awk -v v="$(val "$tag" coopvk mlp_kernel_vectors_per_s)" 'BEGIN { print v / 1e6 }')")" \
+      "$(fmt "$(awk -v v="$(val "$tag" coopvk mlp_xsimd_vectors_per_s)" 'BEGIN { print v / 1e6 }')")" \
+      "$(pct "$(val "$tag" coopvk mlp_shader_peak_fraction)")" "$(pct "$(val "$tag" coopvk mlp_kernel_peak_fraction)")" \
+      "$(pct "$(val "$tag" coopvk mlp_xsimd_peak_fraction)")" \
+      "$(val "$tag" coopvk mlp_shader_over_xsimd), $(val "$tag" coopvk mlp_kernel_over_xsimd) ($(awk '$1 == "mlp_peak_class" { $1 = ""; print substr($0, 2) }' "$LOGS/$tag.coopvk.log" 2>/dev/null | tail -n 1))"
   done
 
   local failed
