@@ -72,6 +72,10 @@ const detail::ConvertKernels* kernels_for(KernelArch a) {
 bool convert(NumberFormat sf, const void* src, NumberFormat df, void* dst, size_t n, Overflow o) {
   if (!valid(sf) || !valid(df)) return false;
   if (n == 0) return true;
+  if (sf == df && !format_is_float(sf)) {  // an integer into its own format: the same bits
+    std::memcpy(dst, src, n * format_size(sf));
+    return true;
+  }
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
   const detail::ConvertKernels* k = kernels_for(active_kernel_arch());
