@@ -1,6 +1,6 @@
 // vkConvertCooperativeVectorMatrixNV and vkCmdConvertCooperativeVectorMatrixNV, called
-// directly on the driver (VK_NV_cooperative_vector is not advertised yet, so the loader
-// would not expose them).
+// directly on the driver: every valid-usage rule, with a scalar reference of its own
+// (e2e_cooperative_vector_convert runs them through the loader, feeding shaders).
 //
 // Values are checked against a scalar fp16 rounding written here (independent of the
 // kernels); the optimal layouts are implementation-defined, so they are checked by round
