@@ -14,14 +14,11 @@
 #include <vector>
 
 #include "compute_job.h"
+#include "e2e_shader_env.h"
 #include "matrix_reference.h"
 #include "vk_test_env.h"
 
 namespace coopvk::test {
-
-inline std::string shader_path(const std::string& name) { return std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv"; }
-inline bool have_shader(const std::string& name) { return std::ifstream(shader_path(name)).good(); }
-inline std::vector<uint32_t> shader(const std::string& name) { return load_spirv_file(shader_path(name)); }
 
 struct Format {
   NumberFormat f;
@@ -87,20 +84,6 @@ inline std::vector<VkCooperativeMatrixPropertiesKHR> matrix_properties(const Ins
   REQUIRE(fn(pd, &n, p.data()) == VK_SUCCESS);
   p.resize(n);
   return p;
-}
-
-inline std::vector<uint8_t> u32_bytes(std::initializer_list<uint32_t> v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.begin(), b.size());
-  return b;
-}
-inline std::pair<uint32_t, std::vector<uint8_t>> spec(uint32_t id, uint32_t v) { return {id, u32_bytes({v})}; }
-
-inline VkPhysicalDeviceSubgroupSizeControlProperties subgroup_sizes(VkPhysicalDevice pd) {
-  VkPhysicalDeviceSubgroupSizeControlProperties sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sc};
-  vkGetPhysicalDeviceProperties2(pd, &p2);
-  return sc;
 }
 
 
