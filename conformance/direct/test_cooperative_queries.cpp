@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cooperative_caps.h"
+#include "coopvec_vk_info.h"
 #include "direct_icd.h"
 
 using namespace coopvk::test;
@@ -598,30 +599,10 @@ void check_vector(const Queries& q) {
     CHECK_FALSE(packed(p.resultType));
     CHECK((p.transpose == VK_TRUE || p.transpose == VK_FALSE));
   }
-  // "The following combinations must be supported (each row is a required combination)".
-  using T = VkComponentTypeKHR;
-  struct Row { T input, input_interp, matrix, bias, result; };
-  const Row required[] = {
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_UINT32_KHR, VK_COMPONENT_TYPE_SINT8_PACKED_NV, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E4M3_NV, VK_COMPONENT_TYPE_FLOAT_E4M3_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E5M2_NV, VK_COMPONENT_TYPE_FLOAT_E5M2_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-  };
-  for (const Row& r : required) {
+  for (const VectorRow& r : kRequiredVectorRows) {
     INFO("required " << type_name(r.input) << "/" << type_name(r.input_interp) << "/" << type_name(r.matrix) << "/"
                      << type_name(r.bias) << "/" << type_name(r.result));
-    CHECK(std::any_of(list.begin(), list.end(), [&](const VkCooperativeVectorPropertiesNV& p) {
-      return p.inputType == r.input && p.inputInterpretation == r.input_interp && p.matrixInterpretation == r.matrix &&
-             p.biasInterpretation == r.bias && p.resultType == r.result;
-    }));
+    CHECK(std::any_of(list.begin(), list.end(), [&](const VkCooperativeVectorPropertiesNV& p) { return row_matches(r, p); }));
   }
 }
 

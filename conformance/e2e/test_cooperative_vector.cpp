@@ -9,6 +9,8 @@
 // References and exactness: coopvec_matvec.h.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -19,13 +21,7 @@ using namespace coopvk::test;
 
 TEST_CASE("VK_NV_cooperative_vector is advertised with its features and properties") {
   Instance inst;
-  uint32_t n = 0;
-  REQUIRE(vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &n, nullptr) == VK_SUCCESS);
-  std::vector<VkExtensionProperties> exts(n);
-  REQUIRE(vkEnumerateDeviceExtensionProperties(inst.physical, nullptr, &n, exts.data()) == VK_SUCCESS);
-  bool listed = false;
-  for (const auto& x : exts) listed = listed || std::string(x.extensionName) == VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME;
-  CHECK(listed);
+  CHECK(device_extensions(inst.physical).count(VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME) == 1);
 
   VkPhysicalDeviceCooperativeVectorFeaturesNV cv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &cv};
@@ -40,39 +36,19 @@ TEST_CASE("VK_NV_cooperative_vector is advertised with its features and properti
   CHECK(lim.cooperativeVectorTrainingFloat32Accumulation == VK_TRUE);
 
   const auto props = vector_properties(inst);
-  // The required rows (chapter, VkCooperativeVectorPropertiesNV) and what NVIDIA's driver
-  // lists besides (the issue): unsigned and packed unsigned 8-bit inputs into s32.
-  using T = VkComponentTypeKHR;
-  struct Row {
-    T input, interp, matrix, bias, result;
-  };
-  const Row wanted[] = {
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_UINT32_KHR, VK_COMPONENT_TYPE_SINT8_PACKED_NV, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E4M3_NV, VK_COMPONENT_TYPE_FLOAT_E4M3_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E5M2_NV, VK_COMPONENT_TYPE_FLOAT_E5M2_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_UINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_UINT32_KHR, VK_COMPONENT_TYPE_UINT8_PACKED_NV, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR,
-       VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR},
-  };
-  for (const Row& r : wanted) {
-    INFO("wanted " << r.input << " " << r.interp << " " << r.matrix << " " << r.bias << " " << r.result);
-    bool found = false;
-    for (const auto& p : props)
-      found = found || (p.inputType == r.input && p.inputInterpretation == r.interp && p.matrixInterpretation == r.matrix &&
-                        p.biasInterpretation == r.bias && p.resultType == r.result && p.transpose == VK_TRUE);
-    CHECK(found);
+  // The required rows (coopvec_vk_info.h) and what NVIDIA's driver lists besides (the
+  // issue): unsigned and packed unsigned 8-bit inputs into s32; and f32 throughout.
+  std::vector<VectorRow> wanted(std::begin(kRequiredVectorRows), std::end(kRequiredVectorRows));
+  wanted.push_back({VK_COMPONENT_TYPE_UINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
+                    VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR});
+  wanted.push_back({VK_COMPONENT_TYPE_UINT32_KHR, VK_COMPONENT_TYPE_UINT8_PACKED_NV, VK_COMPONENT_TYPE_SINT8_KHR,
+                    VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR});
+  wanted.push_back({VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR,
+                    VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR});
+  for (const VectorRow& r : wanted) {
+    INFO("wanted " << r.input << " " << r.input_interp << " " << r.matrix << " " << r.bias << " " << r.result);
+    CHECK(std::any_of(props.begin(), props.end(),
+                      [&](const VkCooperativeVectorPropertiesNV& p) { return row_matches(r, p) && p.transpose == VK_TRUE; }));
   }
   for (const auto& p : props) {
     const Entry e = entry_of(p);

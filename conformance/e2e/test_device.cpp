@@ -31,16 +31,6 @@ VkResult try_create_device(VkPhysicalDevice pd, const void* chain,
   return r;
 }
 
-std::set<std::string> device_extensions(VkPhysicalDevice pd) {
-  uint32_t n = 0;
-  VK_CHECK(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr));
-  std::vector<VkExtensionProperties> props(n);
-  VK_CHECK(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, props.data()));
-  std::set<std::string> out;
-  for (auto& p : props) out.insert(p.extensionName);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the loader finds the coopvk CPU device with a stable identity") {

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "component_formats.h"
 #include "compute_job.h"
+#include "coopvec_vk_info.h"
 #include "e2e_shader_env.h"
 #include "matrix_reference.h"
 #include "vk_test_env.h"
@@ -27,20 +29,15 @@ struct VecType {
   bool packed = false;
 };
 inline bool vec_type(VkComponentTypeKHR t, VecType* out) {
-  using NF = NumberFormat;
-  switch (t) {
-    case VK_COMPONENT_TYPE_FLOAT16_KHR: *out = {"f16", NF::F16}; return true;
-    case VK_COMPONENT_TYPE_FLOAT32_KHR: *out = {"f32", NF::F32}; return true;
-    case VK_COMPONENT_TYPE_SINT8_KHR: *out = {"s8", NF::I8}; return true;
-    case VK_COMPONENT_TYPE_UINT8_KHR: *out = {"u8", NF::U8}; return true;
-    case VK_COMPONENT_TYPE_SINT32_KHR: *out = {"s32", NF::I32}; return true;
-    case VK_COMPONENT_TYPE_UINT32_KHR: *out = {"u32", NF::U32}; return true;
-    case VK_COMPONENT_TYPE_SINT8_PACKED_NV: *out = {"s8packed", NF::I8, true}; return true;
-    case VK_COMPONENT_TYPE_UINT8_PACKED_NV: *out = {"u8packed", NF::U8, true}; return true;
-    case VK_COMPONENT_TYPE_FLOAT_E4M3_NV: *out = {"e4m3", NF::E4M3}; return true;
-    case VK_COMPONENT_TYPE_FLOAT_E5M2_NV: *out = {"e5m2", NF::E5M2}; return true;
-    default: return false;
+  if (t == VK_COMPONENT_TYPE_SINT8_PACKED_NV || t == VK_COMPONENT_TYPE_UINT8_PACKED_NV) {
+    const bool s = t == VK_COMPONENT_TYPE_SINT8_PACKED_NV;
+    *out = {s ? "s8packed" : "u8packed", s ? NumberFormat::I8 : NumberFormat::U8, true};
+    return true;
   }
+  Format f;  // FLOAT_E4M3_NV and FLOAT_E5M2_NV are the float8 EXT values
+  if (!format_of(t, &f)) return false;
+  *out = {f.tag, f.f, false};
+  return true;
 }
 
 // Everything the cooperative-vector shaders need, on at once; `training` also enables
@@ -90,22 +87,6 @@ inline PFN_vkConvertCooperativeVectorMatrixNV host_convert(const Device& dev) {
       vkGetDeviceProcAddr(dev.device, "vkConvertCooperativeVectorMatrixNV"));
   REQUIRE(fn);
   return fn;
-}
-
-inline VkConvertCooperativeVectorMatrixInfoNV convert_info(uint32_t rows, uint32_t cols, VkComponentTypeKHR src_type,
-                                                          VkCooperativeVectorMatrixLayoutNV src_layout, size_t src_stride,
-                                                          VkComponentTypeKHR dst_type,
-                                                          VkCooperativeVectorMatrixLayoutNV dst_layout, size_t dst_stride) {
-  VkConvertCooperativeVectorMatrixInfoNV info{VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV};
-  info.numRows = rows;
-  info.numColumns = cols;
-  info.srcComponentType = src_type;
-  info.srcLayout = src_layout;
-  info.srcStride = src_stride;
-  info.dstComponentType = dst_type;
-  info.dstLayout = dst_layout;
-  info.dstStride = dst_stride;
-  return info;
 }
 
 inline size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }

@@ -98,3 +98,12 @@ function(coopvk_coopvec_entry_variants out_var dir)
   endforeach()
   set(${out_var} ${files} PARENT_SCOPE)
 endfunction()
+
+# The variants include matmul_body.glsl, which coopvk_add_spirv does not see: their .spv
+# in <spv_dir> depend on it too. Call from the directory that compiles them.
+function(coopvk_coopvec_body_depends spv_dir)
+  foreach(src ${ARGN})
+    get_filename_component(stem ${src} NAME_WE)
+    add_custom_command(OUTPUT ${spv_dir}/${stem}.spv APPEND DEPENDS ${COOPVK_COOPVEC_BODY_DIR}/matmul_body.glsl)
+  endforeach()
+endfunction()
