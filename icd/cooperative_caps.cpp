@@ -115,8 +115,9 @@ constexpr MatrixEntry kMatrices[] = {
 // tests run (e2e_cooperative_vector multiplies with every entry in every layout). First
 // the six the spec requires (chapter, VkCooperativeVectorPropertiesNV, "The following
 // combinations must be supported"); then the unsigned and mixed-sign 8-bit forms
-// NVIDIA's driver also lists (u8 activations times s8 weights is the x86 VPDPBUSD
-// shape) and a 32-bit integer input read as int8; then float32 throughout and float16
+// NVIDIA's driver reports besides (the types the CTS's cooperative_vector.matmul groups
+// name; u8 activations times s8 weights is the x86 VPDPBUSD shape) and a 32-bit integer
+// input read as int8; then float32 throughout and float16
 // products into a float32 result, which a CPU does natively. Transposition of the
 // opaque layouts is a matter of index order on a CPU, so every combination offers it
 // (row- and column-major matrices are never transposed: SPV_NV_cooperative_vector,
