@@ -24,6 +24,7 @@ constexpr VkComponentTypeKHR U16 = VK_COMPONENT_TYPE_UINT16_KHR;
 constexpr VkComponentTypeKHR S32 = VK_COMPONENT_TYPE_SINT32_KHR;
 constexpr VkComponentTypeKHR U32 = VK_COMPONENT_TYPE_UINT32_KHR;
 constexpr VkComponentTypeKHR S8_PACKED = VK_COMPONENT_TYPE_SINT8_PACKED_NV;
+constexpr VkComponentTypeKHR U8_PACKED = VK_COMPONENT_TYPE_UINT8_PACKED_NV;
 constexpr VkComponentTypeKHR FP8_E4M3 = VK_COMPONENT_TYPE_FLOAT_E4M3_NV;
 constexpr VkComponentTypeKHR FP8_E5M2 = VK_COMPONENT_TYPE_FLOAT_E5M2_NV;
 constexpr Needs NONE = Needs::Nothing;
@@ -110,10 +111,20 @@ constexpr MatrixEntry kMatrices[] = {
     {W, 16, 16, 32, U8, U8, U32, U32, false, kMaxWorkgroup, NONE},
 };
 
-// Cooperative-vector combinations: the six the spec requires (chapter,
-// VkCooperativeVectorPropertiesNV, "The following combinations must be supported"), then
-// float32 throughout, which a CPU does natively. Transposition of the opaque layouts is a
-// matter of index order on a CPU, so every combination offers it.
+// Cooperative-vector combinations: exactly what kernels/coopvec_ops accepts and the e2e
+// tests run (e2e_cooperative_vector multiplies with every entry in every layout). First
+// the six the spec requires (chapter, VkCooperativeVectorPropertiesNV, "The following
+// combinations must be supported"); then the unsigned and mixed-sign 8-bit forms
+// NVIDIA's driver reports besides (the types the CTS's cooperative_vector.matmul groups
+// name; u8 activations times s8 weights is the x86 VPDPBUSD shape) and a 32-bit integer
+// input read as int8; then float32 throughout and float16
+// products into a float32 result, which a CPU does natively. Transposition of the
+// opaque layouts is a matter of index order on a CPU, so every combination offers it
+// (row- and column-major matrices are never transposed: SPV_NV_cooperative_vector,
+// "Transposing is not supported for the RowMajorNV/ColumnMajorNV layouts").
+// Integer results are 32-bit: the kernels accumulate exactly and wrap (or, with
+// SaturatingAccumulation, clamp); float results are float16 or float32 with the
+// products summed in float32 (kernels/coopvec_ops.h states the rounding).
 constexpr VectorEntry kVectors[] = {
     // input     input interp.  matrix interp.  bias interp.  result  transpose
     {F16, F16, F16, F16, F16, true},
@@ -122,7 +133,15 @@ constexpr VectorEntry kVectors[] = {
     {F32, S8, S8, S32, S32, true},
     {F16, FP8_E4M3, FP8_E4M3, F16, F16, true},
     {F16, FP8_E5M2, FP8_E5M2, F16, F16, true},
+    {U32, U8_PACKED, S8, S32, S32, true},
+    {U8, U8, S8, S32, S32, true},
+    {S8, S8, U8, S32, S32, true},
+    {U8, U8, U8, S32, S32, true},
+    {U8, U8, U8, U32, U32, true},
+    {U32, U8_PACKED, U8, U32, U32, true},
+    {S32, S8, S8, S32, S32, true},
     {F32, F32, F32, F32, F32, true},
+    {F16, F16, F16, F32, F32, true},
 };
 
 constexpr Limits kLimits = {
@@ -135,10 +154,19 @@ constexpr Limits kLimits = {
     // Workgroup-scope matrices live in the JIT's own frames, not in shared memory.
     .workgroup_scope_reserved_shared_memory = 0,
     .vector_stages = VK_SHADER_STAGE_COMPUTE_BIT,
+    // OpCooperativeVectorOuterProductAccumulateNV into float16 and float32 matrices and
+    // OpCooperativeVectorReduceSumAccumulateNV of float16 and float32 vectors both run
+    // (kernels/coopvec_ops: each sum formed in f64 and rounded once); reported only while
+    // cooperativeVectorTraining is (cooperative_properties.cpp).
     .vector_training_float16_accumulation = true,
     .vector_training_float32_accumulation = true,
-    // Required minimum 128 (limits).
-    .max_cooperative_vector_components = 256,
+    // Required minimum 128 (limits); 512 is what neural-shading code sizes its layers to.
+    // A vector lives in the JIT's frame as [components x subgroup lanes] (jit/src/
+    // lowerer.h), bounded to 640 KiB a shader: a glslang multiply of 512-component f16
+    // vectors fits at every subgroup size, of f32 vectors up to subgroup size 32 (the
+    // default on AVX-512 hosts; e2e_cooperative_vector runs both). Past the bound,
+    // pipeline creation fails naming it.
+    .max_cooperative_vector_components = 512,
 };
 
 bool is_pow2(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }

@@ -11,7 +11,8 @@ using namespace coopvk;
 namespace {
 
 // VkComponentTypeKHR -> the kernels' format (the Vulkan chapter's table "Cooperative
-// matrix component types" maps each to its SPIR-V type). -1: not a matrix component.
+// matrix component types" maps each to its SPIR-V type; FLOAT_E4M3_NV and FLOAT_E5M2_NV
+// are the float8 EXT values). -1: not a matrix or vector component.
 int format_of(VkComponentTypeKHR t) {
   using NF = kernels::NumberFormat;
   switch (t) {
@@ -33,9 +34,49 @@ int format_of(VkComponentTypeKHR t) {
   }
 }
 
+// A VkCooperativeVectorPropertiesNV entry as the JIT's combination. The packed
+// interpretations read 8-bit integers four to a 32-bit input component; every other type
+// is a format of the table above.
+bool vector_combination(const caps::VectorEntry& e, jit::VectorCombination* out) {
+  int interp = format_of(e.input_interpretation);
+  out->input_packed = false;
+  if (e.input_interpretation == VK_COMPONENT_TYPE_SINT8_PACKED_NV ||
+      e.input_interpretation == VK_COMPONENT_TYPE_UINT8_PACKED_NV) {
+    out->input_packed = true;
+    interp = int(e.input_interpretation == VK_COMPONENT_TYPE_SINT8_PACKED_NV ? kernels::NumberFormat::I8
+                                                                              : kernels::NumberFormat::U8);
+  }
+  const int in = format_of(e.input), mat = format_of(e.matrix_interpretation);
+  const int bias = format_of(e.bias_interpretation), res = format_of(e.result);
+  if (in < 0 || interp < 0 || mat < 0 || bias < 0 || res < 0) return false;
+  out->input = uint8_t(in);
+  out->input_interpretation = uint8_t(interp);
+  out->matrix = uint8_t(mat);
+  out->bias = uint8_t(bias);
+  out->result = uint8_t(res);
+  out->transpose = e.transpose;
+  return true;
+}
+
+// VK_NV_cooperative_vector: the features as enabled, and the property entries and the
+// component limit the shaders are held to (jit/compiler.h). An entry the JIT could not
+// be told about would fail every multiply with it, which e2e_cooperative_vector (every
+// advertised entry in every layout) would report.
+void add_vector_options(const Device& dev, jit::CompileOptions* opts) {
+  opts->cooperative_vector = dev.cooperative_vector;
+  opts->cooperative_vector_training = dev.cooperative_vector_training;
+  if (!dev.cooperative_vector) return;
+  for (const caps::VectorEntry& e : caps::vector_table()) {
+    jit::VectorCombination c;
+    if (vector_combination(e, &c)) opts->vector_combinations.push_back(c);
+  }
+  opts->max_vector_components = caps::limits().max_cooperative_vector_components;
+}
+
 }  // namespace
 
 void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opts) {
+  add_vector_options(dev, opts);
   if (!dev.cooperative_matrix) return;
   caps::DeviceFacts facts = cooperative_device_facts(to_handle<VkPhysicalDevice>(dev.physical));
   // What the application enabled, not what the device could do.

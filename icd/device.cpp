@@ -87,6 +87,8 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
   dev->matrix_conversions = requested_feature(info, "cooperativeMatrixConversions");
   dev->matrix_per_element = requested_feature(info, "cooperativeMatrixPerElementOperations");
   dev->matrix_get_coordinate = requested_feature(info, "cooperativeMatrixGetCoordinate");
+  dev->cooperative_vector = requested_feature(info, "cooperativeVector");
+  dev->cooperative_vector_training = requested_feature(info, "cooperativeVectorTraining");
   dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
   if (!dev->compute) {
     destroy_device(dev, cb);

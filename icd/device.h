@@ -34,6 +34,9 @@ struct Device : DispatchableObject {
   bool matrix_per_element = false;
   bool matrix_get_coordinate = false;
   bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
+  // VK_NV_cooperative_vector, as enabled
+  bool cooperative_vector = false;           // cooperativeVector
+  bool cooperative_vector_training = false;  // cooperativeVectorTraining
 
   std::mutex sync_mutex;
   std::condition_variable sync_cv;  // notified whenever a fence/semaphore/event changes

@@ -63,6 +63,10 @@ constexpr std::string_view kSupported[] = {
     "shaderBFloat16CooperativeMatrix",
     "shaderFloat8",
     "shaderFloat8CooperativeMatrix",
+    // VK_NV_cooperative_vector (jit/lower_coopvec*.cpp, kernels/coopvec_ops): the entries
+    // and limits of icd/cooperative_caps.cpp; e2e_cooperative_vector and unit_jit_coopvec.
+    "cooperativeVector",
+    "cooperativeVectorTraining",
 };
 
 // A bare name is supported in every struct that has the member; "Struct::member" in that

@@ -16,7 +16,7 @@ namespace {
 
 Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   Sha256 h;
-  const char tag[] = "coopvk compute pipeline v2";
+  const char tag[] = "coopvk compute pipeline v3";
   h.update(tag, sizeof(tag));
   h.update(sm.words_hash.data(), sm.words_hash.size());
   h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
@@ -30,11 +30,19 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(static_cast<uint8_t>(o.robust_matrix_access));
-  uint8_t ext[4] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate};
+  uint8_t ext[6] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate,
+                    o.cooperative_vector, o.cooperative_vector_training};
   h.update(ext, sizeof(ext));
   h.update_value(static_cast<uint32_t>(o.matrix_combinations.size()));
   for (const auto& c : o.matrix_combinations) {
     uint32_t w[8] = {c.m, c.n, c.k, c.a, c.b, c.c, c.result, c.saturating};
+    h.update(w, sizeof(w));
+  }
+  // What decides which cooperative-vector shaders compile (jit/compiler.h).
+  h.update_value(o.max_vector_components);
+  h.update_value(static_cast<uint32_t>(o.vector_combinations.size()));
+  for (const auto& c : o.vector_combinations) {
+    uint8_t w[7] = {c.input, c.input_interpretation, c.matrix, c.bias, c.result, c.input_packed, c.transpose};
     h.update(w, sizeof(w));
   }
   h.update_value(o.layout.push_constant_bytes);

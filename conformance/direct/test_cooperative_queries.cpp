@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cooperative_caps.h"
+#include "coopvec_vk_info.h"
 #include "direct_icd.h"
 
 using namespace coopvk::test;
@@ -598,30 +599,10 @@ void check_vector(const Queries& q) {
     CHECK_FALSE(packed(p.resultType));
     CHECK((p.transpose == VK_TRUE || p.transpose == VK_FALSE));
   }
-  // "The following combinations must be supported (each row is a required combination)".
-  using T = VkComponentTypeKHR;
-  struct Row { T input, input_interp, matrix, bias, result; };
-  const Row required[] = {
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_UINT32_KHR, VK_COMPONENT_TYPE_SINT8_PACKED_NV, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT32_KHR, VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT8_KHR,
-       VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_SINT32_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E4M3_NV, VK_COMPONENT_TYPE_FLOAT_E4M3_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT_E5M2_NV, VK_COMPONENT_TYPE_FLOAT_E5M2_NV,
-       VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT16_KHR},
-  };
-  for (const Row& r : required) {
+  for (const VectorRow& r : kRequiredVectorRows) {
     INFO("required " << type_name(r.input) << "/" << type_name(r.input_interp) << "/" << type_name(r.matrix) << "/"
                      << type_name(r.bias) << "/" << type_name(r.result));
-    CHECK(std::any_of(list.begin(), list.end(), [&](const VkCooperativeVectorPropertiesNV& p) {
-      return p.inputType == r.input && p.inputInterpretation == r.input_interp && p.matrixInterpretation == r.matrix &&
-             p.biasInterpretation == r.bias && p.resultType == r.result;
-    }));
+    CHECK(std::any_of(list.begin(), list.end(), [&](const VkCooperativeVectorPropertiesNV& p) { return row_matches(r, p); }));
   }
 }
 
@@ -741,22 +722,19 @@ TEST_CASE("cooperative property structs in a VkPhysicalDeviceProperties2 chain a
   CHECK(cm2.cooperativeMatrixFlexibleDimensionsMaxDimension >= 512);  // DESIGN.md, llama.cpp
   CHECK(cm2.cooperativeMatrixWorkgroupScopeReservedSharedMemory <= p2.properties.limits.maxComputeSharedMemorySize / 2);
   CHECK(cv.maxCooperativeVectorComponents >= 128);
+  CHECK(cv.maxCooperativeVectorComponents >= 512);  // the issue's "at least 512"
   CHECK(cv.maxCooperativeVectorComponents != 0xCDCDCDCD);
-  // Training accumulation is only true with the training feature.
-  CHECK((cv.cooperativeVectorTrainingFloat16Accumulation == VK_TRUE ||
-         cv.cooperativeVectorTrainingFloat16Accumulation == VK_FALSE));
-  CHECK((cv.cooperativeVectorTrainingFloat32Accumulation == VK_TRUE ||
-         cv.cooperativeVectorTrainingFloat32Accumulation == VK_FALSE));
-  if (!f.training) {
-    CHECK(cv.cooperativeVectorTrainingFloat16Accumulation == VK_FALSE);
-    CHECK(cv.cooperativeVectorTrainingFloat32Accumulation == VK_FALSE);
-  }
+  // Training accumulation into f16 and f32 both work (e2e_cooperative_vector_training),
+  // so both are true exactly while the training feature is.
+  const VkBool32 training = f.training ? VK_TRUE : VK_FALSE;
+  CHECK(cv.cooperativeVectorTrainingFloat16Accumulation == training);
+  CHECK(cv.cooperativeVectorTrainingFloat32Accumulation == training);
 }
 
 // The extensions are advertised only once their shader side works and is tested. Until
 // then they must be invisible: not listed, every feature bit false. When one is
 // advertised, change the expectation here together with that commit.
-TEST_CASE("VK_KHR_cooperative_matrix and VK_EXT_cooperative_matrix_maintenance1 are advertised with their features; the other two are not yet, their features off") {
+TEST_CASE("VK_KHR_cooperative_matrix and VK_EXT_cooperative_matrix_maintenance1 and VK_NV_cooperative_vector are advertised with their features; VK_NV_cooperative_matrix2 is not yet and its features are off") {
   DirectIcd icd;
   auto enumerate = icd.get<PFN_vkEnumerateDeviceExtensionProperties>("vkEnumerateDeviceExtensionProperties");
   uint32_t n = 0;
@@ -766,10 +744,8 @@ TEST_CASE("VK_KHR_cooperative_matrix and VK_EXT_cooperative_matrix_maintenance1 
   exts.resize(n);
   CHECK(lists_extension(exts, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME));
   CHECK(lists_extension(exts, VK_EXT_COOPERATIVE_MATRIX_MAINTENANCE_1_EXTENSION_NAME));
-  for (const char* name : {VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME, VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME}) {
-    INFO(name);
-    CHECK_FALSE(lists_extension(exts, name));
-  }
+  CHECK(lists_extension(exts, VK_NV_COOPERATIVE_VECTOR_EXTENSION_NAME));
+  CHECK_FALSE(lists_extension(exts, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME));
 
   // `members`: how many VkBool32 follow sType/pNext (the rest of sizeof is padding).
   auto check_all_false = [&](auto s, VkStructureType t, size_t members) {
@@ -806,5 +782,11 @@ TEST_CASE("VK_KHR_cooperative_matrix and VK_EXT_cooperative_matrix_maintenance1 
     CHECK(m1.cooperativeMatrixPerElementOperations == VK_TRUE);
     CHECK(m1.cooperativeMatrixGetCoordinate == VK_TRUE);
   }
-  check_all_false(VkPhysicalDeviceCooperativeVectorFeaturesNV{}, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV, 2);
+  {
+    auto cv = make_struct<VkPhysicalDeviceCooperativeVectorFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV);
+    auto f2 = make_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &cv);
+    icd.get<PFN_vkGetPhysicalDeviceFeatures2>("vkGetPhysicalDeviceFeatures2")(icd.physical, &f2);
+    CHECK(cv.cooperativeVector == VK_TRUE);
+    CHECK(cv.cooperativeVectorTraining == VK_TRUE);
+  }
 }

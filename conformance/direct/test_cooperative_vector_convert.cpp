@@ -1,6 +1,6 @@
 // vkConvertCooperativeVectorMatrixNV and vkCmdConvertCooperativeVectorMatrixNV, called
-// directly on the driver (VK_NV_cooperative_vector is not advertised yet, so the loader
-// would not expose them).
+// directly on the driver: every valid-usage rule, with a scalar reference of its own
+// (e2e_cooperative_vector_convert runs them through the loader, feeding shaders).
 //
 // Values are checked against a scalar fp16 rounding written here (independent of the
 // kernels); the optimal layouts are implementation-defined, so they are checked by round
@@ -16,6 +16,7 @@
 
 #include <coopvk/kernels/number_formats.h>
 
+#include "coopvec_vk_info.h"
 #include "direct_icd.h"
 
 using coopvk::test::DirectIcd;
@@ -203,16 +204,7 @@ VkConvertCooperativeVectorMatrixInfoNV make_info(VkComponentTypeKHR st, VkCooper
                                                  size_t sstride, VkComponentTypeKHR dt,
                                                  VkCooperativeVectorMatrixLayoutNV dl, size_t dstride,
                                                  uint32_t rows, uint32_t cols) {
-  VkConvertCooperativeVectorMatrixInfoNV i{VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV};
-  i.srcComponentType = st;
-  i.srcLayout = sl;
-  i.srcStride = sstride;
-  i.dstComponentType = dt;
-  i.dstLayout = dl;
-  i.dstStride = dstride;
-  i.numRows = rows;
-  i.numColumns = cols;
-  return i;
+  return coopvk::test::convert_info(rows, cols, st, sl, sstride, dt, dl, dstride);
 }
 
 // Size of a matrix in a layout, by the size query.

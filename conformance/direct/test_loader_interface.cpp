@@ -126,11 +126,13 @@ TEST_CASE("vk_icdGetPhysicalDeviceProcAddr hides the commands of unadvertised ex
       dlsym(icd.library(), "vk_icdGetPhysicalDeviceProcAddr"));
   REQUIRE(gpdpa);
   CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceProperties2") != nullptr);
-  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV") == nullptr);
+  // VK_NV_cooperative_matrix2 is not advertised.
+  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV") == nullptr);
   CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR") != nullptr);  // advertised
+  CHECK(gpdpa(icd.instance, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV") != nullptr);  // advertised
   CHECK(gpdpa(icd.instance, "vkCmdCopyBuffer") == nullptr);  // not a physical-device command
   // ...while the driver's own vkGetInstanceProcAddr still has them, for direct tests.
-  CHECK(icd.gipa(icd.instance, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV") != nullptr);
+  CHECK(icd.gipa(icd.instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV") != nullptr);
 }
 
 TEST_CASE("vkGetDeviceProcAddr gates extension commands on the enabled extensions") {

@@ -95,8 +95,11 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
 
   if (created == VK_SUCCESS) {
     std::vector<Buffer> bufs;
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (job.before_dispatch) usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     for (auto* host : job.buffers) {
-      bufs.push_back(dev.create_buffer(host->size() ? host->size() : 4));
+      bufs.push_back(dev.create_buffer(host->size() ? host->size() : 4, usage));
       std::memcpy(bufs.back().mapped, host->data(), host->size());
     }
     VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n ? n : 1};
@@ -110,6 +113,7 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
     for (const Buffer& b : bufs) handles.push_back(b.buffer);
     VkDescriptorSet set = storage.write_set(pool, handles);
     VkCommandBuffer cb = dev.begin();
+    if (job.before_dispatch) job.before_dispatch(cb, bufs);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
     if (!job.push.empty())

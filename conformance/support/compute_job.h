@@ -2,6 +2,7 @@
 // (set 0, bindings 0..n-1), results are copied back. For tests of the shader side.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct ComputeJob {
   uint32_t required_subgroup_size = 0;         // 0: the default
   bool full_subgroups = false;
   uint32_t groups[3] = {1, 1, 1};
+  // Recorded before the dispatch, in the same command buffer, with the job's buffers
+  // (binding order; their contents already copied in): e.g. commands that produce what
+  // the shader reads, and the barrier after them. The buffers then also have
+  // VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (the device must enable bufferDeviceAddress).
+  std::function<void(VkCommandBuffer, const std::vector<Buffer>&)> before_dispatch;
 };
 
 // Creates the pipeline, dispatches once, waits, copies results back. Returns the

@@ -14,33 +14,12 @@
 #include <vector>
 
 #include "compute_job.h"
+#include "component_formats.h"
+#include "e2e_shader_env.h"
 #include "matrix_reference.h"
 #include "vk_test_env.h"
 
 namespace coopvk::test {
-
-inline std::string shader_path(const std::string& name) { return std::string(COOPVK_E2E_SHADER_DIR) + "/" + name + ".spv"; }
-inline bool have_shader(const std::string& name) { return std::ifstream(shader_path(name)).good(); }
-inline std::vector<uint32_t> shader(const std::string& name) { return load_spirv_file(shader_path(name)); }
-
-struct Format {
-  NumberFormat f;
-  const char* tag;  // in the generated shader names (muladd_variants.cmake)
-};
-inline bool format_of(VkComponentTypeKHR t, Format* out) {
-  static const std::map<VkComponentTypeKHR, Format> m = {
-      {VK_COMPONENT_TYPE_FLOAT16_KHR, {NumberFormat::F16, "f16"}},   {VK_COMPONENT_TYPE_FLOAT32_KHR, {NumberFormat::F32, "f32"}},
-      {VK_COMPONENT_TYPE_BFLOAT16_KHR, {NumberFormat::BF16, "bf16"}}, {VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT, {NumberFormat::E4M3, "e4m3"}},
-      {VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT, {NumberFormat::E5M2, "e5m2"}}, {VK_COMPONENT_TYPE_SINT8_KHR, {NumberFormat::I8, "s8"}},
-      {VK_COMPONENT_TYPE_UINT8_KHR, {NumberFormat::U8, "u8"}},       {VK_COMPONENT_TYPE_SINT16_KHR, {NumberFormat::I16, "s16"}},
-      {VK_COMPONENT_TYPE_UINT16_KHR, {NumberFormat::U16, "u16"}},    {VK_COMPONENT_TYPE_SINT32_KHR, {NumberFormat::I32, "s32"}},
-      {VK_COMPONENT_TYPE_UINT32_KHR, {NumberFormat::U32, "u32"}},
-  };
-  auto it = m.find(t);
-  if (it == m.end()) return false;
-  *out = it->second;
-  return true;
-}
 
 // Everything the multiply-add shaders need, on at once.
 struct MatrixDevice {
@@ -87,20 +66,6 @@ inline std::vector<VkCooperativeMatrixPropertiesKHR> matrix_properties(const Ins
   REQUIRE(fn(pd, &n, p.data()) == VK_SUCCESS);
   p.resize(n);
   return p;
-}
-
-inline std::vector<uint8_t> u32_bytes(std::initializer_list<uint32_t> v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.begin(), b.size());
-  return b;
-}
-inline std::pair<uint32_t, std::vector<uint8_t>> spec(uint32_t id, uint32_t v) { return {id, u32_bytes({v})}; }
-
-inline VkPhysicalDeviceSubgroupSizeControlProperties subgroup_sizes(VkPhysicalDevice pd) {
-  VkPhysicalDeviceSubgroupSizeControlProperties sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sc};
-  vkGetPhysicalDeviceProperties2(pd, &p2);
-  return sc;
 }
 
 

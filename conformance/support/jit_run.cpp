@@ -81,6 +81,8 @@ CompileOptions options_for(const Run& r) {
   opts.matrix_combinations = r.matrices;
   opts.robust_buffer_access = r.robust;
   opts.cooperative_vector = opts.cooperative_vector_training = r.coopvec;
+  opts.vector_combinations = r.vectors;
+  opts.max_vector_components = r.max_vector_components;
   opts.layout.sets[0].bindings.resize(r.buffers.size());
   for (size_t b = 0; b < r.buffers.size(); ++b)
     opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, uint32_t(b), 1};

@@ -24,6 +24,8 @@ struct Run {
   std::vector<jit::MatrixCombination> matrices;  // CompileOptions::matrix_combinations
   bool robust = false;                           // robust_buffer_access
   bool coopvec = false;                          // cooperative_vector (and _training)
+  std::vector<jit::VectorCombination> vectors;   // CompileOptions::vector_combinations
+  uint32_t max_vector_components = 0;            // CompileOptions::max_vector_components
   std::vector<size_t> ranges;                    // descriptor ranges; missing or 0: the whole buffer
 };
 

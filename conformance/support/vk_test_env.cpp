@@ -78,6 +78,16 @@ Device::~Device() {
   vkDestroyDevice(device, nullptr);
 }
 
+std::set<std::string> device_extensions(VkPhysicalDevice pd) {
+  uint32_t n = 0;
+  VK_CHECK(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr));
+  std::vector<VkExtensionProperties> props(n);
+  VK_CHECK(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, props.data()));
+  std::set<std::string> out;
+  for (auto& p : props) out.insert(p.extensionName);
+  return out;
+}
+
 Buffer Device::create_buffer(VkDeviceSize size, VkBufferUsageFlags usage) {
   Buffer b;
   b.size = size;

@@ -6,6 +6,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct Instance {
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 };
+
+// The names vkEnumerateDeviceExtensionProperties reports.
+std::set<std::string> device_extensions(VkPhysicalDevice pd);
 
 struct DeviceOptions {
   std::vector<const char*> extensions;

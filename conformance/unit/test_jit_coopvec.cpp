@@ -468,3 +468,40 @@ TEST_CASE("cooperative vector shaders fail cleanly without the feature or when m
     REQUIRE(contains(cr.error, "InputInterpretation must be an integer constant"));
   }
 }
+
+TEST_CASE("cooperative vector shaders compile only what the device lists") {
+  // One combination (f16 throughout, not transposable) and 16 components, as a driver
+  // would pass them (CompileOptions::vector_combinations, max_vector_components).
+  Run r;
+  r.coopvec = true;
+  r.vectors = {{uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), false, false}};
+  r.max_vector_components = 16;
+  std::vector<uint8_t> dummy(64);
+  r.buffers = {&dummy, &dummy, &dummy, &dummy};
+  auto error_of = [&](const std::string& name, uint32_t m, uint32_t layout, uint32_t transpose) {
+    Run rb = r;
+    rb.spec = {spec_u32(0, m), spec_u32(1, 8), spec_u32(2, 8), spec_u32(3, layout), spec_u32(4, transpose)};
+    jit::CompileResult cr = compile_for(shader(name), rb);
+    return cr.shader ? std::string() : cr.error;
+  };
+  auto contains = [](const std::string& s, const char* what) { return s.find(what) != std::string::npos; };
+  CHECK(error_of("matmul_f16_f16", 16, 2, 0).empty());  // listed, at the limit
+  const std::string transposed = error_of("matmul_f16_f16", 8, 2, 1);
+  CAPTURE(transposed);
+  CHECK(contains(transposed, "VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10089"));
+  // (The multiply without bias is lowered too, though never taken: either may be named.)
+  CHECK(contains(transposed, "f16 input interpreted as f16, f16 matrix, "));
+  CHECK(contains(transposed, "f16 result, transposed,"));
+  const std::string fp8 = error_of("matmul_e4m3_f16", 8, 2, 0);
+  CAPTURE(fp8);
+  CHECK(contains(fp8, "f16 input interpreted as e4m3, e4m3 matrix"));
+  CHECK(contains(fp8, "10089"));
+  const std::string f32 = error_of("matmul_f16_f32", 8, 0, 0);  // an f32 result vector
+  CAPTURE(f32);
+  CHECK(contains(f32, "cooperative vectors of f32 components"));
+  CHECK(contains(f32, "VUID-RuntimeSpirv-OpTypeCooperativeVector-10095"));
+  const std::string longer = error_of("matmul_f16_f16", 17, 0, 0);
+  CAPTURE(longer);
+  CHECK(contains(longer, "17 components exceeds maxCooperativeVectorComponents (16"));
+  CHECK(contains(longer, "10094"));
+}

@@ -190,6 +190,7 @@ bool Lowerer::lower_coopvec_matmul(const Instruction& in) {
       if (strided) need(stride_id != 0, "row- and column-major matrices need a MatrixStride");
       if (stride_id) check_int32(stride_id, "'MatrixStride'");
       if (const char* why = kernels::coopvec_matmul_error(d)) need(false, why);
+      check_coopvec_combination(d, in);
 
       llvm::GlobalVariable* desc = desc_global({d.input_format, d.input_interp, d.input_packed, d.matrix_format,
                                                 d.bias_format, d.result_format, d.m, d.k, d.layout, d.transpose,

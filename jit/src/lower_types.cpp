@@ -136,6 +136,7 @@ void Lowerer::collect_types() {
                    std::to_string(kMaxCoopVecComponents) + " are supported)",
                &in);
         t.count = uint32_t(count);
+        check_coopvec_type_advertised(t.elem, t.count, in);
         break;
       }
       case spv::Op::OpTypeForwardPointer:

@@ -70,6 +70,10 @@
 #include "coopvk/jit/spirv_module.h"
 #include "uniformity.h"
 
+namespace coopvk::kernels {
+struct CoopVecMatMulDesc;  // coopvec_ops.h
+}
+
 namespace coopvk::jit {
 
 // Whether an instruction may write memory (stores, copies, calls, barriers, atomics, the
@@ -354,6 +358,11 @@ class Lowerer {
   bool lower_coopvec_memory(const Instruction& in);  // OpCooperativeVectorLoadNV / StoreNV
   bool lower_coopvec_matmul(const Instruction& in);  // multiply(-add), training accumulations
   bool check_coopvec_types(const Instruction& in);   // true: a cooperative-vector instruction, checked
+  // What the device advertises (CompileOptions::vector_combinations and
+  // max_vector_components; lower_coopvec_caps.cpp): a cooperative vector type's component
+  // type and count, and a multiply(-add)'s combination. Each fails naming what is missing.
+  void check_coopvec_type_advertised(Id elem, uint32_t count, const Instruction& at);
+  void check_coopvec_combination(const kernels::CoopVecMatMulDesc& d, const Instruction& at);
   uint64_t coopvec_frame_bytes = 0;  // a bound on the frame the buffers take, all functions
   // Buffers of values used only in their own block live from their definition to their
   // last use there (LLVM lifetime markers), so stack colouring lets them share memory:

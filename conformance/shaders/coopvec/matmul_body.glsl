@@ -1,7 +1,9 @@
-// One matrix-vector multiply(-add) per invocation, for test_jit_coopvec.cpp. A variant
-// defines INPUT_T, RESULT_T, INTERP, MAT_INTERP, BIAS_INTERP, HAS_BIAS and UNIFORM
-// (coopvec_variants.cmake); the lengths, layout and transpose are specialization
-// constants, the strides and the second matrix's offset push constants.
+// One matrix-vector multiply(-add) per invocation, for test_jit_coopvec.cpp and
+// e2e_cooperative_vector. A variant defines INPUT_T, RESULT_T, INTERP, MAT_INTERP,
+// BIAS_INTERP, UNIFORM and, when it fixes whether there is a bias, HAS_BIAS
+// (coopvec_variants.cmake); the lengths, layout, transpose (and the bias when HAS_BIAS is
+// not defined) are specialization constants, the strides and the second matrix's offset
+// push constants.
 #extension GL_NV_cooperative_vector : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -12,6 +14,14 @@ layout(constant_id = 1) const uint K = 8;
 layout(constant_id = 2) const uint IN_LEN = 8;  // K, or K / 4 rounded up for packed inputs
 layout(constant_id = 3) const int LAYOUT = 0;
 layout(constant_id = 4) const bool TRANSPOSE = false;
+#ifndef UNIFORM
+#define UNIFORM 0
+#endif
+#ifdef HAS_BIAS
+const bool WITH_BIAS = HAS_BIAS != 0;
+#else
+layout(constant_id = 5) const bool WITH_BIAS = true;
+#endif
 
 layout(set = 0, binding = 0) buffer In { INPUT_T x[]; } inb;
 layout(set = 0, binding = 1) buffer Mat { uint m[]; } mat;
@@ -39,11 +49,10 @@ void main() {
   coopvecNV<INPUT_T, IN_LEN> v;
   coopVecLoadNV(v, inb.x, i * pc.in_stride);
   coopvecNV<RESULT_T, M> r;
-#if HAS_BIAS
-  coopVecMatMulAddNV(r, v, INTERP, mat.m, moff, MAT_INTERP, bias.b, boff, BIAS_INTERP, M, K,
-                     LAYOUT, TRANSPOSE, pc.mat_stride);
-#else
-  coopVecMatMulNV(r, v, INTERP, mat.m, moff, MAT_INTERP, M, K, LAYOUT, TRANSPOSE, pc.mat_stride);
-#endif
+  if (WITH_BIAS)
+    coopVecMatMulAddNV(r, v, INTERP, mat.m, moff, MAT_INTERP, bias.b, boff, BIAS_INTERP, M, K,
+                       LAYOUT, TRANSPOSE, pc.mat_stride);
+  else
+    coopVecMatMulNV(r, v, INTERP, mat.m, moff, MAT_INTERP, M, K, LAYOUT, TRANSPOSE, pc.mat_stride);
   coopVecStoreNV(r, outb.y, i * pc.out_stride);
 }

@@ -43,6 +43,18 @@ struct MatrixCombination {
   bool saturating = false;
 };
 
+// One matrix-vector multiply(-add) combination a pipeline may use (the driver's
+// advertised VkCooperativeVectorPropertiesNV entries), as kernels::NumberFormat values:
+// Input's component type (integers with their signedness), what InputInterpretation
+// converts it to (I8 / U8 with input_packed for the packed interpretations), the
+// MatrixInterpretation, BiasInterpretation, the result's component type, and whether
+// Transpose may be true.
+struct VectorCombination {
+  uint8_t input = 0, input_interpretation = 0, matrix = 0, bias = 0, result = 0;
+  bool input_packed = false;
+  bool transpose = false;
+};
+
 struct CompileOptions {
   std::string entry_point = "main";
   std::vector<SpecializationValue> specialization;
@@ -70,6 +82,17 @@ struct CompileOptions {
   // without cooperativeVectorTraining, fails to compile, naming the feature.
   bool cooperative_vector = false;           // cooperativeVector
   bool cooperative_vector_training = false;  // cooperativeVectorTraining
+  // What the device advertises for them. A multiply(-add) whose types, interpretations or
+  // transpose match no entry, or a cooperative vector type whose component type is no
+  // entry's input or result type, fails to compile naming it (Vulkan spec, runtime SPIR-V
+  // rules VUID-RuntimeSpirv-OpCooperativeVectorMatrixMulNV-10089 and
+  // VUID-RuntimeSpirv-OpTypeCooperativeVector-10095). Empty: not checked, only the
+  // kernels' own rules apply (the JIT on its own, as its unit tests run it); the driver
+  // always passes its table.
+  std::vector<VectorCombination> vector_combinations;
+  // maxCooperativeVectorComponents: a longer cooperative vector type fails to compile
+  // (VUID-RuntimeSpirv-maxCooperativeVectorComponents-10094). 0: the JIT's own bound.
+  uint32_t max_vector_components = 0;
 };
 
 struct CompiledShader {
