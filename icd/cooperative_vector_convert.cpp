@@ -27,6 +27,7 @@
 #include <coopvk/kernels/number_formats.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,15 @@ std::string validate_cmd_info(const VkConvertCooperativeVectorMatrixInfoNV& info
   return {};
 }
 
+// The request in a log line: what an application needs to find its bad argument.
+std::string describe(const VkConvertCooperativeVectorMatrixInfoNV& i) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, " (%u x %u, component type %d -> %d, layout %d stride %zu -> layout %d stride %zu, srcSize %zu)",
+                i.numRows, i.numColumns, int(i.srcComponentType), int(i.dstComponentType), int(i.srcLayout),
+                i.srcStride, int(i.dstLayout), i.dstStride, i.srcSize);
+  return buf;
+}
+
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL coopvk_ConvertCooperativeVectorMatrixNV(
@@ -183,7 +193,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_ConvertCooperativeVectorMatrixNV(
   }
   Descs d;
   if (const char* e = struct_error(*pInfo, &d)) {
-    COOPVK_ERROR("vkConvertCooperativeVectorMatrixNV: %s", e);
+    COOPVK_ERROR("vkConvertCooperativeVectorMatrixNV: %s%s", e, describe(*pInfo).c_str());
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   // convert_matrix implements the command's own text: NULL dstData is the size query
@@ -199,7 +209,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_ConvertCooperativeVectorMatrixNV(
       return VK_ERROR_OUT_OF_HOST_MEMORY;
     case k::ConvertStatus::InvalidArgument: break;
   }
-  COOPVK_ERROR("vkConvertCooperativeVectorMatrixNV: %s", why ? why : "invalid argument");
+  COOPVK_ERROR("vkConvertCooperativeVectorMatrixNV: %s%s", why ? why : "invalid argument", describe(*pInfo).c_str());
   return VK_ERROR_VALIDATION_FAILED_EXT;
 }
 
