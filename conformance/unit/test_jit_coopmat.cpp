@@ -236,6 +236,24 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
     }
 }
 
+namespace {
+// A 16 x 16 tile in double, row-major: what the packed-operand tests replay their shaders in.
+using Tile16 = std::vector<double>;
+// Four f16 tiles of small integers (exact in f16 and in every partial sum), into buf and back.
+std::vector<Tile16> random_f16_tiles(std::vector<uint8_t>& buf, std::uniform_int_distribution<int>& dist,
+                                     std::mt19937& rng) {
+  std::vector<Tile16> tiles(4, Tile16(256));
+  for (uint32_t t = 0; t < 4; ++t)
+    for (uint32_t i = 0; i < 256; ++i) put(buf, t * 256 + i, NumberFormat::F16, tiles[t][i] = dist(rng));
+  return tiles;
+}
+void mul_add16(const Tile16& x, const Tile16& y, Tile16& acc) {
+  for (uint32_t i = 0; i < 16; ++i)
+    for (uint32_t j = 0; j < 16; ++j)
+      for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
+}
+}  // namespace
+
 TEST_CASE("stores to a matrix variable refresh its packed copies") {
   // packed_reuse.comp, replayed here in double: reuse across steps, reloads, a whole-array
   // store, an element-wise result stored back, and a variable feeding two combinations.
@@ -245,18 +263,9 @@ TEST_CASE("stores to a matrix variable refresh its packed copies") {
   std::vector<uint8_t> A(4 * T * 2), Bm(4 * T * 2), D(3 * T * 4), E(T * 2);
   std::mt19937 rng(7 + sg);
   std::uniform_int_distribution<int> dist(-2, 2);
-  using Tile = std::vector<double>;
-  std::vector<Tile> at(4, Tile(T)), bt(4, Tile(T));
-  for (uint32_t t = 0; t < 4; ++t)
-    for (uint32_t i = 0; i < T; ++i) {
-      put(A, t * T + i, NF::F16, at[t][i] = dist(rng));
-      put(Bm, t * T + i, NF::F16, bt[t][i] = dist(rng));
-    }
-  auto mul_add = [](const Tile& x, const Tile& y, Tile& acc) {
-    for (uint32_t i = 0; i < 16; ++i)
-      for (uint32_t j = 0; j < 16; ++j)
-        for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
-  };
+  using Tile = Tile16;
+  std::vector<Tile> at = random_f16_tiles(A, dist, rng), bt = random_f16_tiles(Bm, dist, rng);
+  auto mul_add = mul_add16;
   Tile ma[2] = {Tile(T), Tile(T)}, mb[2] = {bt[0], bt[1]}, mixed = at[3];
   Tile acc0(T), acc1(T), acc2(T), acc16(T);
   for (uint32_t s = 0; s < steps; ++s) {
@@ -300,18 +309,9 @@ TEST_CASE("matrices packed straight from their buffer loads mix with stores that
   std::vector<uint8_t> A(4 * T * 2), Bm(4 * T * 2), D(2 * T * 4);
   std::mt19937 rng(21 + sg);
   std::uniform_int_distribution<int> dist(-2, 2);
-  using Tile = std::vector<double>;
-  std::vector<Tile> at(4, Tile(T)), bt(4, Tile(T));
-  for (uint32_t t = 0; t < 4; ++t)
-    for (uint32_t i = 0; i < T; ++i) {
-      put(A, t * T + i, NF::F16, at[t][i] = dist(rng));
-      put(Bm, t * T + i, NF::F16, bt[t][i] = dist(rng));
-    }
-  auto mul_add = [](const Tile& x, const Tile& y, Tile& acc) {
-    for (uint32_t i = 0; i < 16; ++i)
-      for (uint32_t j = 0; j < 16; ++j)
-        for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
-  };
+  using Tile = Tile16;
+  std::vector<Tile> at = random_f16_tiles(A, dist, rng), bt = random_f16_tiles(Bm, dist, rng);
+  auto mul_add = mul_add16;
   Tile acc0(T), acc1(T);
   for (uint32_t s = 0; s < steps; ++s) {
     const Tile& ma = at[s % 4];
