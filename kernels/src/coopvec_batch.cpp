@@ -75,6 +75,10 @@ struct Prepared {
   const uint8_t* bias = nullptr;
   uint32_t lanes = 0;
   std::vector<uint8_t> c;
+  // The tile kernel for the last lane count and input interpretation seen: looked up once,
+  // not on every call.
+  TileMmaDesc tile{};
+  TileMmaFn fn = nullptr;
   bool same(const CoopVecMatMulDesc& x, const uint8_t* p, int64_t s, uint64_t t) const {
     return token == t && matrix == p && stride == s && d.matrix_format == x.matrix_format && d.m == x.m &&
            d.k == x.k && d.layout == x.layout && d.transpose == x.transpose && d.bias_format == x.bias_format &&
@@ -132,6 +136,14 @@ const Prepared& prepared(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a,
     broadcast_bias(d, a.bias, lanes, p->c);
     p->bias = a.bias;
     p->lanes = lanes;
+  }
+  const NF acc = accumulator(d);
+  const TileMmaDesc t{kernel_format(fmt(d.matrix_format)), kernel_format(fmt(d.input_interp)), acc, acc, d.m,
+                      lanes, d.k, acc != NF::F32 && d.saturate != 0};
+  const TileMmaDesc& o = p->tile;
+  if (!p->fn || o.a != t.a || o.b != t.b || o.c != t.c || o.n != t.n || o.saturate != t.saturate) {
+    p->tile = t;
+    p->fn = tile_mma_kernel(t);
   }
   return *p;
 }
@@ -204,15 +216,12 @@ void coopvec_matmul_lanes(const CoopVecMatMulDesc& d, const CoopVecMatMulArgs& a
     }
     return;
   }
-  const bool fp = format_is_float(res);
   const NF acc = accumulator(d);
   const Prepared& p = prepared(d, a, lanes, cache_token);
   const uint8_t* b = inputs(d, a, lanes);
   thread_local std::vector<uint8_t> cbuf;  // D (C is the kept bias broadcast)
   cbuf.resize(p.c.size());
-  const TileMmaDesc t{kernel_format(fmt(d.matrix_format)), kernel_format(fmt(d.input_interp)), acc, acc, d.m,
-                      lanes, d.k, !fp && d.saturate != 0};
-  tile_mma_kernel(t)(p.a.data(), b, p.c.data(), cbuf.data(), t.m, t.n, t.k);
+  p.fn(p.a.data(), b, p.c.data(), cbuf.data(), d.m, lanes, d.k);
   // The results in their format, one rounding.
   if (a.result_stride == int64_t(lanes * eout)) {
     convert(acc, cbuf.data(), res, a.result, size_t(d.m) * lanes);
