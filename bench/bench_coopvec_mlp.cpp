@@ -192,8 +192,7 @@ void layer_xsimd(const float* w, const float* b, const Batch* x, Batch* y) {
 Batch halves_to_batch(const uint16_t* h) {
 #if defined(__AVX512F__)
   if constexpr (kL == 16) return Batch(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h))));
-#endif
-#if defined(__F16C__)
+#elif defined(__F16C__)
   if constexpr (kL == 8) return Batch(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))));
 #endif
   alignas(64) float f[kL];
@@ -206,8 +205,7 @@ void batch_to_halves(const Batch& b, uint16_t* h) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
     return;
   }
-#endif
-#if defined(__F16C__)
+#elif defined(__F16C__)
   if constexpr (kL == 8) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(h), _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
     return;
