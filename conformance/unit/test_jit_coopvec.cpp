@@ -321,7 +321,63 @@ void check_ops_i32(uint32_t L) {
   }
 }
 
+// coopvec_aggregates.comp on every invocation: the same steps on std::vector copies.
+void check_aggregates(uint32_t L) {
+  CAPTURE(L);
+  using V = std::vector<float>;
+  std::mt19937 rng(L + 7);
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<float> in(kInvocations * 2 * L), out(kInvocations * 8 * L, -12345.0f);
+  for (float& f : in) f = float(dist(rng));
+  std::vector<uint8_t> in_b = bytes_of(in), out_b = bytes_of(out);
+  const uint32_t pick = 2;
+  Run r;
+  r.coopvec = true;
+  r.buffers = {&in_b, &out_b};
+  r.groups[0] = kGroups;
+  r.spec = {spec_u32(0, L)};
+  r.push = push_words<uint32_t>({pick});
+  run_words(shader("coopvec_aggregates"), r);
+  auto lin = [&](std::initializer_list<std::pair<float, const V*>> terms) {
+    V v(L, 0.0f);
+    for (auto [c, x] : terms)
+      for (uint32_t j = 0; j < L; ++j) v[j] += c * (*x)[j];
+    return v;
+  };
+  for (uint32_t i = 0; i < kInvocations; ++i) {
+    CAPTURE(i);
+    const V a(in.begin() + (2 * i) * L, in.begin() + (2 * i + 1) * L), b(in.begin() + (2 * i + 1) * L, in.begin() + (2 * i + 2) * L);
+    V arr[3] = {a, b, lin({{1, &a}, {-1, &b}})};
+    const uint32_t d = i % 3;
+    const V ones(L, 1.0f);
+    std::vector<V> want;
+    want.push_back(lin({{3, &arr[1]}, {1, &arr[2]}}));
+    want.push_back(lin({{1, &arr[d]}, {4, &arr[(d + 1) % 3]}, {1, &arr[pick]}}));
+    arr[d] = lin({{10, &arr[d]}});
+    want.push_back(lin({{1, &arr[0]}, {100, &arr[1]}, {1000, &arr[2]}}));
+    want.push_back(lin({{2, &arr[0]}, {2, &arr[1]}, {2, &arr[2]}, {-1, &arr[0]}, {1, &a}, {-1, &b}}));
+    V u1 = b;
+    u1[0] = -1.0f;
+    want.push_back(lin({{float(i), &a}, {1, &u1}, {float(i * 7), &ones}, {1, &b}}));
+    want.push_back(lin({{float(i), &ones}, {1, (i & 1) == 0 ? &a : &b}}));
+    want.push_back(lin({{1, &arr[1]}, {2, &arr[2]}}));
+    const V ab = lin({{1, &a}, {1, &b}});
+    const V* grid[2][2] = {{&a, &b}, {&b, &ab}};
+    want.push_back(lin({{1, grid[i & 1][(i >> 1) & 1]}, {1, &ab}}));
+    for (uint32_t k = 0; k < 8; ++k)
+      for (uint32_t j = 0; j < L; ++j) {
+        CAPTURE(k, j);
+        REQUIRE(at<float>(out_b, (i * 8 + k) * L + j) == want[k][j]);
+      }
+  }
+}
+
 }  // namespace
+
+TEST_CASE("cooperative vector arrays and structs") {
+  const uint32_t L = GENERATE(1u, 7u, 33u, 129u);
+  check_aggregates(L);
+}
 
 TEST_CASE("cooperative vector element-wise composite and control-flow operations") {
   const uint32_t L = GENERATE(1u, 7u, 64u, 129u, 512u);

@@ -117,7 +117,7 @@ void Lowerer::store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct)
     for (size_t k = 0; k + 1 < in.operands.size(); k += 2) {
       if (in.operands[k + 1] != from_blk.label) continue;
       llvm::AllocaInst* slot = F.phi_slots.at(in.result);
-      if (is_coopvec(in.result_type)) {
+      if (holds_coopvec(in.result_type)) {
         // The components, not the pointer: the incoming value's buffer is rewritten when
         // its definition runs again (lowerer.h).
         bool all = direct && F.direct_only[to];
@@ -197,7 +197,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     F.value_types[p.result] = p.result_type;
     if (rep_pointer_type(p.result_type)) F.rep_ptrs.insert(p.result);
   }
-  if (is_coopvec(fn.def.result_type)) F.coopvec_ret = &*arg++;  // the caller's result buffer
+  if (holds_coopvec(fn.def.result_type)) F.coopvec_ret = &*arg++;  // the caller's result buffer
   for (uint32_t i = 0; i < fn.blocks.size(); ++i) {
     F.block_index[fn.blocks[i].label] = i;
     for (const Instruction& in : fn.blocks[i].body)
@@ -228,7 +228,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
     for (const Instruction& in : b.body)
       if (in.opcode == uint16_t(spv::Op::OpPhi)) {
         check_types(in);
-        if (is_coopvec(in.result_type)) {
+        if (holds_coopvec(in.result_type)) {
           // Where the incoming edges leave the components (emit_block copies them out).
           F.phi_slots[in.result] = entry_alloca(coopvec_buffer_type(in.result_type), 1, 64);
           coopvec_frame_bytes += coopvec_buffer_bytes(in.result_type);
@@ -330,7 +330,7 @@ void Lowerer::emit_block(uint32_t pos) {
     if (is_block_terminator(in.opcode)) break;
     if (in.opcode == uint16_t(spv::Op::OpPhi)) {
       llvm::AllocaInst* ps = F.phi_slots.at(in.result);
-      if (is_coopvec(in.result_type)) {
+      if (holds_coopvec(in.result_type)) {
         llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
         coopvec_copy(in.result_type, buf, ps, mask);
         define_v(in.result, {buf, true});

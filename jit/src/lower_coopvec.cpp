@@ -17,9 +17,9 @@ namespace coopvk::jit {
 namespace {
 using Op = spv::Op;
 // What the frame may hold in cooperative-vector buffers, over all functions: the
-// workgroup runner's fiber stacks are 1 MiB (workgroup_runner.cpp), and the rest of the
-// frame needs room too. Buffers are not shared between values yet.
-constexpr uint64_t kMaxCoopVecFrameBytes = 640u << 10;
+// workgroup runner's fiber stacks are 8 MiB (workgroup_runner.cpp), and the rest of the
+// frame needs room too. Past kThreadStackFrameBytes the shader runs on those stacks only.
+constexpr uint64_t kMaxCoopVecFrameBytes = 6u << 20;
 }  // namespace
 
 bool Lowerer::is_coopvec(Id type_id) const {
@@ -33,11 +33,37 @@ Id Lowerer::value_type_of(Id id) const {
   return g && !spv_op_is_type(g->opcode) ? g->result_type : 0;
 }
 
-bool Lowerer::holds_object(Id type_id) { return is_coopvec(type_id) || holds_matrix(type_id); }
+bool Lowerer::holds_object(Id type_id) { return holds_coopvec(type_id) || holds_matrix(type_id); }
+
+bool Lowerer::holds_coopvec(Id type_id) {
+  if (auto it = holds_coopvec_.find(type_id); it != holds_coopvec_.end()) return it->second;
+  auto it = types_.find(type_id);
+  if (it == types_.end()) return false;  // not (yet) a type: nothing is cached for it
+  const TypeInfo& t = it->second;
+  bool r = t.op == uint16_t(Op::OpTypeCooperativeVectorNV);
+  if (t.op == uint16_t(Op::OpTypeArray) || t.op == uint16_t(Op::OpTypeRuntimeArray)) r = holds_coopvec(t.elem);
+  if (t.op == uint16_t(Op::OpTypeStruct))
+    for (Id mem : t.members) r = r || holds_coopvec(mem);
+  holds_coopvec_[type_id] = r;
+  return r;
+}
 
 llvm::Type* Lowerer::coopvec_buffer_type(Id type_id) {
   const TypeInfo& t = type(type_id);
-  return llvm::ArrayType::get(llvm::FixedVectorType::get(scalar_type(t.elem), N), t.count);
+  auto part = [&](Id e) { return holds_coopvec(e) ? coopvec_buffer_type(e) : lane_rep_type(e); };
+  switch (static_cast<Op>(t.op)) {
+    case Op::OpTypeCooperativeVectorNV:
+      return llvm::ArrayType::get(llvm::FixedVectorType::get(scalar_type(t.elem), N), t.count);
+    case Op::OpTypeArray:
+      return llvm::ArrayType::get(part(t.elem), t.count);
+    case Op::OpTypeStruct: {
+      std::vector<llvm::Type*> members;
+      for (Id mem : t.members) members.push_back(part(mem));
+      return llvm::StructType::get(C, members);
+    }
+    default:
+      fail("internal: type id " + std::to_string(type_id) + " holds no cooperative vector");
+  }
 }
 
 uint64_t Lowerer::coopvec_buffer_bytes(Id type_id) {
@@ -80,7 +106,7 @@ void Lowerer::plan_coopvec_lifetimes() {
       }
   for (const Block& blk : F.fn->blocks)
     for (const Instruction& in : blk.body)
-      if (in.result && in.result_type && is_coopvec(in.result_type) && in.opcode != uint16_t(Op::OpPhi) &&
+      if (in.result && in.result_type && holds_coopvec(in.result_type) && in.opcode != uint16_t(Op::OpPhi) &&
           !elsewhere.count(in.result))
         F.coopvec_local.insert(in.result);
 }
@@ -131,22 +157,115 @@ void Lowerer::coopvec_store_component(Id type_id, llvm::Value* buf, llvm::Value*
   B.CreateStore(B.CreateSelect(mask, v, old), p);
 }
 
+void Lowerer::for_each_coopvec_leaf(Id type_id, const std::function<void(llvm::Type*, llvm::Value*)>& leaf) {
+  const llvm::DataLayout& dl = M->getDataLayout();
+  std::function<void(llvm::Type*, llvm::Value*)> walk = [&](llvm::Type* t, llvm::Value* off) {
+    if (t->isVectorTy()) {
+      leaf(t, off);
+    } else if (auto* st = llvm::dyn_cast<llvm::StructType>(t)) {
+      const llvm::StructLayout* sl = dl.getStructLayout(st);
+      for (unsigned k = 0; k < st->getNumElements(); ++k)
+        walk(st->getElementType(k), B.CreateAdd(off, B.getInt64(sl->getElementOffset(k))));
+    } else if (auto* at = llvm::dyn_cast<llvm::ArrayType>(t)) {
+      llvm::Type* e = at->getElementType();
+      const uint64_t esz = dl.getTypeAllocSize(e);
+      const uint64_t n = at->getNumElements();
+      if (n <= 2) {
+        for (uint64_t i = 0; i < n; ++i) walk(e, B.CreateAdd(off, B.getInt64(i * esz)));
+      } else {
+        for_each_component(uint32_t(n), [&](llvm::Value* i) {
+          walk(e, B.CreateAdd(off, B.CreateMul(B.CreateZExt(i, B.getInt64Ty()), B.getInt64(esz))));
+        });
+      }
+    } else {
+      fail("internal: a cooperative vector buffer with a leaf that is not a lane vector");
+    }
+  };
+  walk(coopvec_buffer_type(type_id), B.getInt64(0));
+}
+
 void Lowerer::coopvec_copy(Id type_id, llvm::Value* dst, llvm::Value* src, llvm::Value* lanes_mask) {
   if (dst == src) return;
-  if (!lanes_mask) {
+  const bool dst_lanes = dst->getType()->isVectorTy(), src_lanes = src->getType()->isVectorTy();
+  if (!lanes_mask && !dst_lanes && !src_lanes) {
     B.CreateMemCpy(dst, llvm::Align(16), src, llvm::Align(16), coopvec_buffer_bytes(type_id));
     return;
   }
-  llvm::Type* lane_t = coopvec_buffer_type(type_id)->getArrayElementType();
-  for_each_component(type(type_id).count, [&](llvm::Value* i) {
-    llvm::Value* d = coopvec_component(type_id, dst, i);
-    llvm::Value* v = B.CreateLoad(lane_t, coopvec_component(type_id, src, i));
-    B.CreateStore(B.CreateSelect(lanes_mask, v, B.CreateLoad(lane_t, d)), d);
+  llvm::Value* m = lanes_mask ? lanes_mask : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), N));
+  llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
+  const llvm::DataLayout& dl = M->getDataLayout();
+  for_each_coopvec_leaf(type_id, [&](llvm::Type* lane_t, llvm::Value* off) {
+    // Lane l of a lane vector in a lane's own object is l elements into it (lowerer.h).
+    auto lane_addrs = [&](llvm::Value* bases) {
+      llvm::Type* et = llvm::cast<llvm::VectorType>(lane_t)->getElementType();
+      if (et->isIntegerTy(1)) fail("a per-invocation pointer into an aggregate holding booleans beside cooperative vectors");
+      llvm::Value* lane_off = B.CreateMul(B.CreateZExt(lane_index(), i64v), B.CreateVectorSplat(N, B.getInt64(dl.getTypeAllocSize(et))));
+      return B.CreateGEP(B.getInt8Ty(), bases, B.CreateAdd(B.CreateVectorSplat(N, off), lane_off));
+    };
+    llvm::Align ea(dl.getTypeAllocSize(llvm::cast<llvm::VectorType>(lane_t)->getElementType()));
+    llvm::Value* v;
+    if (src_lanes) v = B.CreateMaskedGather(lane_t, lane_addrs(src), ea, m, llvm::PoisonValue::get(lane_t));
+    else v = B.CreateLoad(lane_t, B.CreateGEP(B.getInt8Ty(), src, off));
+    if (dst_lanes) {
+      B.CreateMaskedScatter(v, lane_addrs(dst), ea, m);
+    } else {
+      llvm::Value* d = B.CreateGEP(B.getInt8Ty(), dst, off);
+      B.CreateStore(B.CreateSelect(m, v, B.CreateLoad(lane_t, d)), d);
+    }
   });
 }
 
 llvm::Constant* Lowerer::coopvec_constant(const Instruction& g) {
+  llvm::Constant* init = coopvec_initializer(g);
+  auto* gv = new llvm::GlobalVariable(*M, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, "coopvec_const");
+  gv->setAlignment(llvm::Align(64));
+  return gv;
+}
+
+llvm::Constant* Lowerer::coopvec_initializer(const Instruction& g) {
   const TypeInfo& t = type(g.result_type);
+  if (!is_coopvec(g.result_type)) {
+    // An array or struct: its constituents' initializers in place (lowerer.h).
+    llvm::Type* bt = coopvec_buffer_type(g.result_type);
+    auto part = [&](Id c) -> llvm::Constant* {
+      const Instruction* cg = m.global(c);
+      if (!cg) fail("composite constant with a constituent that is not a constant", &g);
+      if (holds_coopvec(cg->result_type)) return coopvec_initializer(*cg);
+      bool saved = scalar_mode;
+      scalar_mode = false;
+      auto* k = llvm::dyn_cast<llvm::Constant>(constant(c));
+      scalar_mode = saved;
+      if (!k) fail("composite constant with a constituent that is not a constant", &g);
+      return k;
+    };
+    std::vector<Id> parts;
+    switch (static_cast<Op>(g.opcode)) {
+      case Op::OpConstantNull:
+      case Op::OpUndef:
+        return llvm::Constant::getNullValue(bt);
+      case Op::OpConstantComposite:
+      case Op::OpSpecConstantComposite:
+        parts = g.operands;
+        break;
+      case Op::OpConstantCompositeReplicateEXT:
+      case Op::OpSpecConstantCompositeReplicateEXT:
+        if (g.operands.size() != 1) fail("replicated composite constant with other than one constituent", &g);
+        parts.assign(t.op == uint16_t(Op::OpTypeArray) ? t.count : t.members.size(), g.operands[0]);
+        break;
+      default:
+        fail("constants of this kind holding cooperative vectors are not supported", &g);
+    }
+    const size_t want = t.op == uint16_t(Op::OpTypeArray) ? t.count : t.members.size();
+    if (parts.size() != want) fail("composite constant with the wrong number of constituents", &g);
+    std::vector<llvm::Constant*> ks;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      Id want_t = t.op == uint16_t(Op::OpTypeArray) ? t.elem : t.members[k];
+      if (type_of(parts[k]) != want_t) fail("composite constant with a constituent of the wrong type", &g);
+      ks.push_back(part(parts[k]));
+    }
+    if (auto* at = llvm::dyn_cast<llvm::ArrayType>(bt)) return llvm::ConstantArray::get(at, ks);
+    return llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(bt), ks);
+  }
   auto* bt = llvm::cast<llvm::ArrayType>(coopvec_buffer_type(g.result_type));
   llvm::Constant* init = nullptr;
   auto component = [&](Id id) {
@@ -179,9 +298,7 @@ llvm::Constant* Lowerer::coopvec_constant(const Instruction& g) {
     default:
       fail("cooperative vector constants of this kind are not supported", &g);
   }
-  auto* gv = new llvm::GlobalVariable(*M, bt, true, llvm::GlobalValue::PrivateLinkage, init, "coopvec_const");
-  gv->setAlignment(llvm::Align(64));
-  return gv;
+  return init;
 }
 
 // ---- the component view ---------------------------------------------------------------------
@@ -282,8 +399,8 @@ bool elementwise_opcode(uint16_t op) {
 }  // namespace
 
 bool Lowerer::lower_coopvec(const Instruction& in) {
-  bool involved = in.result_type && is_coopvec(in.result_type);
-  for (uint16_t k : in.id_operands) involved = involved || is_coopvec(value_type_of(in.operands[k]));
+  bool involved = in.result_type && holds_coopvec(in.result_type);
+  for (uint16_t k : in.id_operands) involved = involved || holds_coopvec(value_type_of(in.operands[k]));
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpCooperativeVectorLoadNV: case Op::OpCooperativeVectorStoreNV:
       return lower_coopvec_memory(in);
@@ -291,12 +408,13 @@ bool Lowerer::lower_coopvec(const Instruction& in) {
     case Op::OpCooperativeVectorOuterProductAccumulateNV: case Op::OpCooperativeVectorReduceSumAccumulateNV:
       return lower_coopvec_matmul(in);
     case Op::OpVariable: case Op::OpAccessChain: case Op::OpInBoundsAccessChain: case Op::OpLoad: case Op::OpStore:
+    case Op::OpCopyMemory:
       return lower_coopvec_variable(in);
     default:
       break;
   }
   if (!involved) return false;
-  if (lower_coopvec_composite(in)) return true;
+  if (lower_coopvec_aggregate(in) || lower_coopvec_composite(in)) return true;
   if (!elementwise_opcode(in.opcode)) fail("instruction does not take cooperative vector operands", &in);
   lower_coopvec_elementwise(in);
   return true;

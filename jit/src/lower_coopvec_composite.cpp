@@ -105,7 +105,7 @@ bool Lowerer::lower_coopvec_variable(const Instruction& in) {
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpVariable: {
       Id pointee = type(in.result_type).elem;
-      if (!is_coopvec(pointee)) return false;
+      if (!holds_coopvec(pointee)) return false;
       check_storage(in.result);
       llvm::Value* buf = coopvec_buffer(in.result, pointee);
       if (o.size() > 1) coopvec_copy(pointee, buf, value_v(o[1]).v, nullptr);
@@ -114,43 +114,32 @@ bool Lowerer::lower_coopvec_variable(const Instruction& in) {
       return true;
     }
     case Op::OpAccessChain:
-    case Op::OpInBoundsAccessChain: {
-      Id vt = pointee_of(o.at(0));
-      if (!is_coopvec(vt)) return false;
-      if (o.size() != 2) fail("an access chain into a cooperative vector takes one index", &in);
-      // Lane l's component i: i * N + l elements into the buffer (lowerer.h), per lane.
-      const TypeInfo& t = type(vt);
-      llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
-      llvm::Value* idx = B.CreateZExtOrTrunc(value(o[1]), i64v);
-      llvm::Value* count = B.CreateVectorSplat(N, B.getInt64(t.count));
-      // Past the end is undefined; it must still stay inside the buffer.
-      idx = B.CreateSelect(B.CreateICmpULT(idx, count), idx, llvm::Constant::getNullValue(i64v));
-      uint64_t esz = M->getDataLayout().getTypeAllocSize(scalar_type(t.elem));
-      llvm::Value* elems = B.CreateAdd(B.CreateMul(idx, B.CreateVectorSplat(N, B.getInt64(N))), B.CreateZExt(lane_index(), i64v));
-      Val base = value_v(o[0]);
-      llvm::Value* b = base.uniform ? base.v : to_uniform(base.v);
-      define_v(in.result, {B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, b),
-                                       B.CreateMul(elems, B.CreateVectorSplat(N, B.getInt64(esz)))),
-                           false});
-      return true;
-    }
+    case Op::OpInBoundsAccessChain:
+      return lower_coopvec_access_chain(in);
     case Op::OpLoad: {
-      if (!is_coopvec(in.result_type)) return false;
+      if (!holds_coopvec(in.result_type)) return false;
       if (pointee_of(o.at(0)) != in.result_type) fail("OpLoad of a cooperative vector through a pointer to another type", &in);
       check_storage(o[0]);
       llvm::Value* out = coopvec_buffer(in.result, in.result_type);
-      Val p = value_v(o[0]);
-      coopvec_copy(in.result_type, out, p.uniform ? p.v : to_uniform(p.v), mask);
+      coopvec_copy(in.result_type, out, value_v(o[0]).v, mask);  // per-lane pointers: a gather
       define_v(in.result, {out, true});
       return true;
     }
     case Op::OpStore: {
       Id vt = type_of(o.at(1));
-      if (!is_coopvec(vt)) return false;
+      if (!holds_coopvec(vt)) return false;
       if (pointee_of(o.at(0)) != vt) fail("OpStore of a cooperative vector through a pointer to another type", &in);
       check_storage(o[0]);
-      Val p = value_v(o[0]);
-      coopvec_copy(vt, p.uniform ? p.v : to_uniform(p.v), value_v(o[1]).v, mask);
+      coopvec_copy(vt, value_v(o[0]).v, value_v(o[1]).v, mask);
+      return true;
+    }
+    case Op::OpCopyMemory: {
+      Id vt = pointee_of(o.at(0));
+      if (!holds_coopvec(vt)) return false;
+      if (pointee_of(o.at(1)) != vt) fail("OpCopyMemory of a cooperative vector between pointers to different types", &in);
+      check_storage(o[0]);
+      check_storage(o[1]);
+      coopvec_copy(vt, value_v(o[0]).v, value_v(o[1]).v, mask);
       return true;
     }
     default:

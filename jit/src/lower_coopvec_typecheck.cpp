@@ -33,21 +33,31 @@ bool Lowerer::check_coopvec_types(const Instruction& in) {
   const Id rt = in.result_type;
   auto value_type = [&](Id id) { return value_type_of(id); };
   if ((in.opcode == uint16_t(Op::OpAccessChain) || in.opcode == uint16_t(Op::OpInBoundsAccessChain)) && !o.empty()) {
-    // Into a cooperative vector variable: one index, checked where it is lowered.
+    // Into a variable holding cooperative vectors: checked where it is lowered.
     Id pt = value_type(o[0]);
-    if (pt && type(pt).op == uint16_t(Op::OpTypePointer) && is_coopvec(type(pt).elem)) return true;
+    if (pt && type(pt).op == uint16_t(Op::OpTypePointer) && holds_coopvec(type(pt).elem)) return true;
   }
-  bool any = rt && is_coopvec(rt);
+  bool any = rt && holds_coopvec(rt);
   for (uint16_t k : in.id_operands)
-    if (Id t = value_type(o[k]); t && is_coopvec(t)) any = true;
+    if (Id t = value_type(o[k]); t && holds_coopvec(t)) any = true;
   if (!any) return false;
   auto need = [&](bool ok, const char* what) {
     if (!ok) fail(std::string("ill-typed cooperative vector operands: ") + what, &in);
   };
   auto count = [&](Id t) { return is_coopvec(t) ? type(t).count : 0u; };
   auto component = [&](Id t) { return type(t).elem; };
+  const bool aggregate = rt && holds_coopvec(rt) && !is_coopvec(rt);
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpCompositeConstruct:
+      if (aggregate) {
+        // An array or struct holding cooperative vectors: one constituent per element or member.
+        const TypeInfo& t = type(rt);
+        const bool array = t.op == uint16_t(Op::OpTypeArray);
+        need(o.size() == (array ? t.count : t.members.size()), "one constituent per element or member");
+        for (size_t k = 0; k < o.size(); ++k)
+          need(value_type(o[k]) == (array ? t.elem : t.members[k]), "constituents must have the element or member types");
+        return true;
+      }
       need(is_coopvec(rt) && o.size() == count(rt), "a cooperative vector is constructed from one scalar per component");
       for (Id c : o) need(value_type(c) == component(rt), "constituents must have the component type");
       return true;
@@ -55,11 +65,13 @@ bool Lowerer::check_coopvec_types(const Instruction& in) {
       need(is_coopvec(rt) && o.size() == 1 && value_type(o[0]) == component(rt), "replicate one value of the component type");
       return true;
     case Op::OpCompositeExtract:
+      if (!is_coopvec(value_type(o.at(0)))) return true;  // from an aggregate: the path is checked where lowered
       need(o.size() == 2 && is_coopvec(value_type(o[0])) && o[1] < count(value_type(o[0])) &&
                rt == component(value_type(o[0])),
            "extract one component by an index below the component count");
       return true;
     case Op::OpCompositeInsert:
+      if (aggregate) return true;  // the path is checked where lowered
       need(o.size() == 3 && is_coopvec(rt) && value_type(o[1]) == rt && value_type(o[0]) == component(rt) &&
                o[2] < count(rt),
            "insert one component by an index below the component count");

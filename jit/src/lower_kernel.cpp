@@ -170,7 +170,7 @@ llvm::Function* Lowerer::emit_subgroup_body(Id entry_fn) {
         fail("built-in " + std::to_string(d->args[0]) + " is declared with the wrong type", &g);
       store_rep(pointee, value_v(g.result).v, v, mask, 0);
     } else if (it->second.storage == uint32_t(spv::StorageClass::Private) && g.operands.size() > 1) {
-      if (is_coopvec(pointee)) coopvec_copy(pointee, value_v(g.result).v, value_v(g.operands[1]).v, nullptr);
+      if (holds_coopvec(pointee)) coopvec_copy(pointee, value_v(g.result).v, value_v(g.operands[1]).v, nullptr);
       else if (it->second.rep_layout) B.CreateStore(value(g.operands[1]), value_v(g.result).v);
       else store_rep(pointee, value(g.result), value(g.operands[1]), mask, 0);
     }

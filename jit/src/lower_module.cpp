@@ -28,9 +28,16 @@ void Lowerer::emit_instruction(const Instruction& in) {
       std::vector<llvm::Value*> args{F.ctx, mask};
       for (size_t i = 1; i < in.operands.size(); ++i) {
         Id a = in.operands[i];
-        args.push_back(rep_pointer_type(type_of(a)) ? value_v(a).v : value(a));
+        if (!rep_pointer_type(type_of(a))) {
+          args.push_back(value(a));
+          continue;
+        }
+        Val p = value_v(a);
+        if (p.v->getType()->isVectorTy())  // the callee takes one object for all lanes
+          fail("a pointer to a cooperative vector that differs between invocations is passed to a function", &in);
+        args.push_back(p.v);
       }
-      if (is_coopvec(in.result_type)) {
+      if (holds_coopvec(in.result_type)) {
         // The callee writes the returning lanes' components here (lower_function).
         llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
         args.push_back(buf);
@@ -45,7 +52,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
       return;
     }
     case spv::Op::OpUndef:
-      if (is_coopvec(in.result_type)) {
+      if (holds_coopvec(in.result_type)) {
         llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
         B.CreateMemSet(buf, B.getInt8(0), coopvec_buffer_bytes(in.result_type), llvm::MaybeAlign(64));
         define_v(in.result, {buf, true});
@@ -208,7 +215,7 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     std::vector<llvm::Type*> params{B.getPtrTy(), lanes(B.getInt1Ty())};
     for (Id p : ft.members) params.push_back(rep_pointer_type(p) ? B.getPtrTy() : rep_type(p));
     llvm::Type* ret = rep_type(fn.def.result_type);
-    if (is_coopvec(fn.def.result_type)) {
+    if (holds_coopvec(fn.def.result_type)) {
       // Returned through a buffer of the caller's (the callee's own is gone on return).
       params.push_back(B.getPtrTy());
       ret = B.getVoidTy();

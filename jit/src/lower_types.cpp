@@ -71,7 +71,6 @@ void Lowerer::collect_types() {
       case spv::Op::OpTypeArray:
         need(2);
         t.elem = o[0];
-        if (is_coopvec(t.elem)) fail("arrays of cooperative vectors are not supported", &in);
         if (!types_.count(t.elem) || types_[t.elem].op == uint16_t(spv::Op::OpTypeVoid))
           fail("array of an unsuitable element type", &in);
         t.count = uint32_t(constant_u64(o[1]));
@@ -80,13 +79,11 @@ void Lowerer::collect_types() {
       case spv::Op::OpTypeRuntimeArray:
         need(1);
         t.elem = o[0];
-        if (is_coopvec(t.elem)) fail("arrays of cooperative vectors are not supported", &in);
+        if (holds_coopvec(t.elem)) fail("runtime arrays of cooperative vectors are not supported", &in);
         t.count = 0;
         break;
       case spv::Op::OpTypeStruct:
         t.members = o;
-        for (Id mem : o)
-          if (is_coopvec(mem)) fail("structs holding cooperative vectors are not supported", &in);
         for (Id mem : o)
           if (!types_.count(mem) || types_[mem].op == uint16_t(spv::Op::OpTypeVoid) ||
               types_[mem].op == uint16_t(spv::Op::OpTypeFunction))
@@ -152,6 +149,8 @@ void Lowerer::collect_types() {
         continue;  // constants and variables: handled elsewhere
     }
     types_[in.result] = std::move(t);
+    if (holds_coopvec(in.result) && holds_matrix(in.result))
+      fail("aggregates holding both cooperative matrices and cooperative vectors are not supported", &in);
   }
 }
 
@@ -200,6 +199,7 @@ namespace {
 template <typename Leaf, typename Self>
 llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
   const TypeInfo& t = L.type(id);
+  if (L.holds_coopvec(id)) return llvm::PointerType::get(L.C, 0);  // a frame buffer (lowerer.h)
   switch (static_cast<spv::Op>(t.op)) {
     case spv::Op::OpTypeBool:
     case spv::Op::OpTypeInt:
@@ -219,8 +219,6 @@ llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
       return llvm::Type::getVoidTy(L.C);
     case spv::Op::OpTypeCooperativeMatrixKHR:
       return L.matrix_type(id);  // one rep for the whole subgroup, whatever the mode
-    case spv::Op::OpTypeCooperativeVectorNV:
-      return llvm::PointerType::get(L.C, 0);  // its frame buffer (lowerer.h)
     default:
       L.fail("values of type id " + std::to_string(id) + " (" + spv_op_name(t.op) + ") are not supported");
   }
@@ -349,7 +347,7 @@ llvm::Value* Lowerer::constant(Id id) {
   // Specialization: a SpecId-decorated constant takes the application's value.
   const std::vector<uint8_t>* spec = nullptr;
   if (auto it = spec_values_.find(id); it != spec_values_.end()) spec = &it->second;
-  if (is_coopvec(g->result_type)) {
+  if (holds_coopvec(g->result_type)) {
     r = coopvec_constant(*g);  // the same read-only buffer in both modes
     cache[id] = r;
     return r;
@@ -529,7 +527,7 @@ llvm::Value* Lowerer::select_rep(llvm::Value* cond, llvm::Value* t, llvm::Value*
 
 llvm::Value* Lowerer::merge_rep(Id type_id, llvm::Value* cond, llvm::Value* t, llvm::Value* f) {
   // A cooperative vector's buffer is written under the mask already (lowerer.h).
-  if (is_coopvec(type_id)) return t;
+  if (holds_coopvec(type_id)) return t;
   if (!holds_matrix(type_id)) return select_rep(cond, t, f);
   const TypeInfo& ti = type(type_id);
   if (is_matrix(type_id)) {

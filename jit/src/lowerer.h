@@ -37,6 +37,12 @@
 // are copied. Constants are read-only globals in the same layout. Function and Private
 // variables holding one are buffers of the same layout (always "rep layout"); an access
 // chain to one component gives per-lane pointers into it.
+// Arrays and structs holding cooperative vectors (lower_coopvec_aggregate.cpp) are
+// buffers too, nesting the vectors' buffers in place: [K x buffer(element)] and
+// { buffer(member)... }, a member without a vector inside in its lane rep. A pointer to
+// such an aggregate (or to a vector) is uniform when every lane reaches the same one and
+// otherwise one address per lane, each at the start of that lane's object, whose lane l
+// is read l elements into every lane vector.
 //
 // Control flow (lower_control_flow.cpp): blocks are emitted in the structured order of
 // cfg.h. Branches the analysis proves uniform, and loops all of whose exits are uniform,
@@ -334,16 +340,22 @@ class Lowerer {
   static constexpr uint32_t kMaxCoopVecComponents = 4096;
   bool is_coopvec(Id type_id) const;
   Id value_type_of(Id id) const;  // the type of a value id, 0 for anything else (types, imports, labels)
-  bool holds_object(Id type_id);  // a matrix or cooperative vector (or aggregate of matrices)
-  llvm::Type* coopvec_buffer_type(Id type_id);  // [count x <N x T>]
+  bool holds_object(Id type_id);  // a matrix or cooperative vector, or an aggregate of them
+  bool holds_coopvec(Id type_id);  // a cooperative vector, or an array / struct with one inside
+  llvm::Type* coopvec_buffer_type(Id type_id);  // [count x <N x T>], or the aggregate's (lowerer.h)
   uint64_t coopvec_buffer_bytes(Id type_id);
   // The frame buffer holding the value (or variable) `id` of this function.
   llvm::Value* coopvec_buffer(Id id, Id type_id);
   llvm::Constant* coopvec_constant(const Instruction& g);
   // Pointer to component i (an i32) of a buffer: one lane vector.
   llvm::Value* coopvec_component(Id type_id, llvm::Value* buf, llvm::Value* i);
-  // Copies src to dst; lanes_mask (<N x i1>) off: dst keeps its contents.
+  // Copies src to dst; lanes_mask (<N x i1>) off: dst keeps its contents. A per-lane
+  // (vector) dst or src is the lanes' own objects (lowerer.h): a scatter or a gather.
   void coopvec_copy(Id type_id, llvm::Value* dst, llvm::Value* src, llvm::Value* lanes_mask);
+  // Calls leaf(lane vector type, byte offset (i64)) for every lane vector of a buffer of
+  // coopvec_buffer_type(type_id), in LLVM loops over the components and array elements.
+  void for_each_coopvec_leaf(Id type_id, const std::function<void(llvm::Type*, llvm::Value*)>& leaf);
+  llvm::Constant* coopvec_initializer(const Instruction& g);  // of coopvec_buffer_type
   // Emits a loop i = 0 .. count-1 (i32) around body.
   void for_each_component(uint32_t count, const std::function<void(llvm::Value*)>& body);
   // Lane vector v stored at component i of buf, for the active lanes.
@@ -356,6 +368,20 @@ class Lowerer {
   bool lower_coopvec_composite(const Instruction& in);
   bool lower_coopvec_variable(const Instruction& in);
   bool lower_coopvec_memory(const Instruction& in);  // OpCooperativeVectorLoadNV / StoreNV
+  // Arrays and structs holding cooperative vectors (lower_coopvec_aggregate.cpp).
+  bool lower_coopvec_access_chain(const Instruction& in);
+  bool lower_coopvec_aggregate(const Instruction& in);  // composite instructions on them
+  // Where the constant index path `path` (of OpCompositeExtract / Insert) leads inside a
+  // buffer of type_id: its address, and the type there (an index into a vector's
+  // components ends at the component type, with `component` set).
+  struct CoopVecPlace {
+    llvm::Value* ptr;
+    Id type;
+    bool component = false;
+  };
+  CoopVecPlace coopvec_place(Id type_id, llvm::Value* buf, const std::vector<uint32_t>& path, const Instruction& in);
+  // Writes the value `value_id` (of type `t`) at dst inside a buffer, under the mask.
+  void coopvec_put(Id t, llvm::Value* dst, Id value_id, bool component);
   bool lower_coopvec_matmul(const Instruction& in);  // multiply(-add), training accumulations
   bool check_coopvec_types(const Instruction& in);   // true: a cooperative-vector instruction, checked
   // What the device advertises (CompileOptions::vector_combinations and
@@ -364,6 +390,9 @@ class Lowerer {
   void check_coopvec_type_advertised(Id elem, uint32_t count, const Instruction& at);
   void check_coopvec_combination(const kernels::CoopVecMatMulDesc& d, const Instruction& at);
   uint64_t coopvec_frame_bytes = 0;  // a bound on the frame the buffers take, all functions
+  // More than this and the shader runs on the workgroup runner's fiber stacks
+  // (CompiledShader::needs_fiber_stack), not on whatever thread stack dispatches it.
+  static constexpr uint64_t kThreadStackFrameBytes = 256u << 10;
   // Buffers of values used only in their own block live from their definition to their
   // last use there (LLVM lifetime markers), so stack colouring lets them share memory:
   // which values those are (per function), and per instruction of a block the ones whose
@@ -531,7 +560,7 @@ class Lowerer {
   Uniformity uniformity_data_;
   std::unordered_map<Id, TypeInfo> types_;
   std::unordered_map<Id, llvm::Type*> rep_cache_, urep_cache_;
-  std::unordered_map<Id, bool> holds_matrix_;
+  std::unordered_map<Id, bool> holds_matrix_, holds_coopvec_;
   std::unordered_map<Id, llvm::Value*> const_cache_, uconst_cache_;
   std::unordered_map<Id, std::vector<uint8_t>> spec_values_;  // constant id -> bytes
 };

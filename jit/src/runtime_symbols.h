@@ -35,7 +35,8 @@ namespace coopvk::jit {
 // host_signature(), so code serialized by a build with other conventions (in a
 // VkPipelineCache) is compiled again rather than linked. Bump with any change of one.
 // 2: the split-form packers take the source's row stride.
-constexpr int kRuntimeAbi = 2;
+// 3: serialized shaders say whether they need the runner's fiber stacks.
+constexpr int kRuntimeAbi = 3;
 
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 // void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)

@@ -108,8 +108,9 @@ namespace coopvk::jit {
 
 namespace {
 
-// Enough for JIT frames holding subgroup-wide vectors and cooperative-matrix tiles.
-constexpr size_t kFiberStackBytes = 1u << 20;
+// Enough for JIT frames holding subgroup-wide vectors, cooperative-matrix tiles and the
+// cooperative-vector buffers lower_coopvec.cpp allows (kMaxCoopVecFrameBytes, 6 MiB).
+constexpr size_t kFiberStackBytes = 8u << 20;
 constexpr size_t kSharedAlign = 64;
 
 [[noreturn]] void fatal(const char* what) {
@@ -349,7 +350,7 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
 
   const uint32_t n = shader.subgroups_per_workgroup;
   // One subgroup has nobody to wait for: a barrier is then a no-op (see barrier()).
-  if (!shader.uses_workgroup_barrier || n <= 1) {
+  if ((!shader.uses_workgroup_barrier || n <= 1) && !shader.needs_fiber_stack) {
     im.current = 0;
     im.live = 0;  // barrier() finds no fiber and returns at once
     for (uint32_t s = 0; s < n; ++s) shader.fn(&ds, &ws, s);
@@ -360,7 +361,7 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
 
 void WorkgroupRunner::run_range(const CompiledShader& shader, const DispatchState& ds, uint64_t first,
                                 uint64_t count) {
-  if (shader.range_fn) {
+  if (shader.range_fn && !shader.needs_fiber_stack) {
     Impl& im = *impl_;
     WorkgroupState& ws = im.ws;
     ws.shared_memory = nullptr;  // range_fn exists only without workgroup memory

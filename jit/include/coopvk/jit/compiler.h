@@ -103,6 +103,9 @@ struct CompiledShader {
   uint32_t subgroups_per_workgroup = 0;
   uint32_t shared_memory_bytes = 0;
   bool uses_workgroup_barrier = false;
+  // Its frames are too large for any thread's stack (cooperative vectors, lowerer.h): the
+  // workgroup runner runs its subgroups on its own fiber stacks, barriers or not.
+  bool needs_fiber_stack = false;
   std::shared_ptr<void> keep_alive;  // owns the JIT'd code (the ORC resources)
   std::vector<uint8_t> object_code;   // the relocatable object it was linked from
 };
