@@ -162,10 +162,10 @@ constexpr Limits kLimits = {
     .vector_training_float32_accumulation = true,
     // Required minimum 128 (limits); 512 is what neural-shading code sizes its layers to.
     // A vector lives in the JIT's frame as [components x subgroup lanes] (jit/src/
-    // lowerer.h), bounded to 640 KiB a shader: a glslang multiply of 512-component f16
-    // vectors fits at every subgroup size, of f32 vectors up to subgroup size 32 (the
-    // default on AVX-512 hosts; e2e_cooperative_vector runs both). Past the bound,
-    // pipeline creation fails naming it.
+    // lowerer.h), bounded to 6 MiB a shader (run on the workgroup runner's 8 MiB fiber
+    // stacks past 256 KiB): a glslang multiply of 512-component f16 or f32 vectors fits at
+    // every subgroup size (e2e_cooperative_vector runs them). Past the bound, pipeline
+    // creation fails naming it.
     .max_cooperative_vector_components = 512,
 };
 
