@@ -4,6 +4,8 @@
 // many workgroups.
 #include <catch2/catch_test_macros.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -80,6 +82,17 @@ void counts_workgroups(const DispatchState* ds, WorkgroupState* ws, uint32_t s) 
   coopvk_jit_workgroup_barrier(ws);
   if (dirty) out_words(ds)[1] = 1;
   if (s == 0) out_words(ds)[0]++;
+}
+
+// A frame far larger than the thread that dispatches it has (needs_fiber_stack): 4 MiB,
+// all of it touched, in order, without barriers.
+void huge_frame(const DispatchState* ds, WorkgroupState* ws, uint32_t s) {
+  volatile uint8_t local[4u << 20];
+  for (size_t i = 0; i < sizeof(local); i += 4096) local[i] = static_cast<uint8_t>(s + i);
+  bool ok = true;
+  for (size_t i = 0; i < sizeof(local); i += 4096) ok &= local[i] == static_cast<uint8_t>(s + i);
+  auto* shared = reinterpret_cast<uint32_t*>(ws->shared_memory);
+  out_words(ds)[shared[0]++] = ok ? s + 1 : 0;
 }
 
 struct Harness {
@@ -196,4 +209,35 @@ TEST_CASE("runners on different threads are independent") {
     });
   for (auto& th : threads) th.join();
   CHECK(failures == 0);
+}
+
+TEST_CASE("a shader whose frame needs the fiber stacks runs there, without barriers too") {
+  Harness h;
+  CompiledShader sh = make_shader(huge_frame, 3, 16, false);
+  sh.needs_fiber_stack = true;
+  struct Job {
+    Harness* h;
+    CompiledShader* sh;
+  } job{&h, &sh};
+  // A thread with a 256 KiB stack: the 4 MiB frames would fault on it.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256u << 10);
+  pthread_t t;
+  REQUIRE(pthread_create(
+              &t, &attr,
+              [](void* p) -> void* {
+                auto* j = static_cast<Job*>(p);
+                WorkgroupRunner runner;
+                const uint32_t wg[3] = {0, 0, 0};
+                for (int rep = 0; rep < 2; ++rep) {
+                  std::memset(j->h->out.data(), 0, 64);
+                  runner.run(*j->sh, j->h->ds, wg);
+                }
+                return nullptr;
+              },
+              &job) == 0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+  for (uint32_t s = 0; s < 3; ++s) CHECK(h.out[s] == s + 1);
 }
