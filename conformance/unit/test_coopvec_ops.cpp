@@ -14,6 +14,7 @@
 
 #include "coopvec_test_matrix.h"
 #include "coopvk/kernels/coopvec_ops.h"
+#include "coopvk/kernels/transpose.h"
 #include "matrix_reference.h"
 
 using namespace coopvk;
@@ -164,4 +165,28 @@ TEST_CASE("coopvec accumulations are atomic across threads") {
   std::vector<double> want(M * N, double(kThreads * kRounds));
   REQUIRE(s.bytes == store_matrix(want, M, N, mf, MatrixLayout::TrainingOptimal, false).bytes);
   for (uint32_t k = 0; k < M; ++k) REQUIRE(get(sum, k, mf) == double(kThreads * kRounds));
+}
+
+TEST_CASE("small transposes of every element size and stride sign") {
+  const uint32_t esz = GENERATE(1u, 2u, 4u, 8u);
+  const auto shape = GENERATE(std::pair<uint32_t, uint32_t>{1, 1}, std::pair<uint32_t, uint32_t>{32, 64},
+                              std::pair<uint32_t, uint32_t>{17, 5}, std::pair<uint32_t, uint32_t>{3, 129});
+  const bool reversed = GENERATE(false, true);
+  const uint32_t rows = shape.first, cols = shape.second;
+  CAPTURE(esz, rows, cols, reversed);
+  // Source rows padded by 3 elements, destination rows by 1; a reversed source walks its
+  // rows from the last (a negative stride).
+  const int64_t ss = int64_t(cols + 3) * esz, ds = int64_t(rows + 1) * esz;
+  std::vector<uint8_t> src(size_t(ss) * rows), dst(size_t(ds) * cols, 0xCD);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = uint8_t(k * 37 + 11);
+  const uint8_t* s0 = reversed ? src.data() + ss * (rows - 1) : src.data();
+  kernels::transpose_elements(s0, reversed ? -ss : ss, dst.data(), ds, rows, cols, esz);
+  for (uint32_t c = 0; c < cols; ++c)
+    for (uint32_t r = 0; r < rows; ++r) {
+      CAPTURE(r, c);
+      const uint8_t* want = s0 + (reversed ? -ss : ss) * r + int64_t(c) * esz;
+      REQUIRE(std::memcmp(dst.data() + ds * c + int64_t(r) * esz, want, esz) == 0);
+    }
+  for (uint32_t c = 0; c < cols; ++c)  // the destination's padding is left alone
+    for (uint32_t b = 0; b < esz; ++b) REQUIRE(dst[size_t(ds) * c + size_t(rows) * esz + b] == 0xCD);
 }

@@ -11,6 +11,7 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <spirv/unified1/spirv.hpp11>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -466,6 +467,50 @@ TEST_CASE("cooperative vector loads and stores through buffer device addresses a
       CAPTURE(i, j);
       REQUIRE(dst[i * L + j] == 2.0f * src[((i + 1) % kLocal) * L + j]);
     }
+}
+
+TEST_CASE("cooperative vector loads and stores of lanes at a common stride") {
+  // s, t in elements: back to back (L), padded (L + 3), overlapping (1: loads only; the
+  // stores then go lane by lane) and one place for all (0); reversed lane order; a lane
+  // of every 8 returning first.
+  const uint32_t L = GENERATE(1u, 7u, 64u);
+  struct Case {
+    uint32_t s, t, rev, skip;
+  };
+  const Case cases[] = {{L, L, 0, 8}, {L + 3, L + 5, 0, 8}, {L, L, 1, 8}, {1, L, 0, 8}, {0, L + 1, 1, 8},
+                        {L, L, 0, 3}, {L, 1, 0, 8}, {L, 0, 0, 8}};
+  for (const Case& c : cases) {
+    CAPTURE(L, c.s, c.t, c.rev, c.skip);
+    const uint32_t span_in = 32 * std::max(c.s, 1u) + L, span_out = 32 * std::max(c.t, 1u) + L;
+    std::vector<uint8_t> in(span_in * 2), out(span_out * 2, 0xEE);
+    for (uint32_t e = 0; e < span_in; ++e) put(in, e, NF::F16, double(int(e % 61) - 30));
+    Run r;
+    r.coopvec = true;
+    r.buffers = {&in, &out};
+    r.groups[0] = kGroups;
+    r.spec = {spec_u32(0, L)};
+    r.push = push_words<uint32_t>({c.s, c.t, c.rev, c.skip});
+    run_words(shader("coopvec_strided"), r);
+    // The reference: each element is one of the values written there (stores that
+    // overlap race: SPIR-V orders nothing between invocations), or untouched.
+    std::vector<std::vector<double>> writers(span_out);
+    for (uint32_t i = 0; i < kInvocations; ++i) {
+      if (i % 8 == c.skip) continue;
+      const uint32_t j = c.rev ? 31 - i : i;
+      for (uint32_t k = 0; k < L; ++k)
+        writers[j * c.t + k].push_back(std::clamp(get(in, j * c.s + k, NF::F16) + 1.0, -20.0, 24.0));
+    }
+    for (uint32_t e = 0; e < span_out; ++e) {
+      CAPTURE(e);
+      if (writers[e].empty()) {
+        REQUIRE(at<uint16_t>(out, e) == 0xEEEE);
+        continue;
+      }
+      const double got = get(out, e, NF::F16);
+      REQUIRE(std::find(writers[e].begin(), writers[e].end(), got) != writers[e].end());
+      if (writers[e].size() == 1) REQUIRE(got == writers[e][0]);
+    }
+  }
 }
 
 TEST_CASE("cooperative vector shaders fail cleanly without the feature or when malformed") {

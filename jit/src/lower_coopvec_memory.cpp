@@ -14,6 +14,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "lowerer.h"
+#include "runtime_symbols.h"
 #include "spirv_enums.h"
 
 namespace coopvk::jit {
@@ -73,6 +74,39 @@ bool Lowerer::lower_coopvec_memory(const Instruction& in) {
     llvm::Value* offs = off.uniform ? B.CreateVectorSplat(N, off.v) : off.v;
     llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
     llvm::Value* base = B.CreateGEP(B.getInt8Ty(), ptrs, B.CreateZExt(offs, i64v));
+    llvm::BasicBlock* done = nullptr;
+    if (!bounds && N > 1) {
+      // The usual case: every lane running, lane l's vector at base + l * d (one after
+      // another when d is the vector's size). One transpose of the lanes x components block
+      // then replaces a gather or scatter per component; a store needs rows that do not
+      // overlap (else the scatter's lane order decides).
+      llvm::Value* addrs = B.CreatePtrToInt(base, i64v);
+      llvm::Value* a0 = B.CreateExtractElement(addrs, uint64_t(0));
+      llvm::Value* d = B.CreateSub(B.CreateExtractElement(addrs, uint64_t(1)), a0);
+      llvm::Value* want = B.CreateAdd(B.CreateVectorSplat(N, a0),
+                                      B.CreateMul(B.CreateZExt(lane_index(), i64v), B.CreateVectorSplat(N, d)));
+      llvm::Value* ok = B.CreateAnd(B.CreateAndReduce(B.CreateICmpEQ(addrs, want)), B.CreateAndReduce(mask));
+      if (!load) {
+        llvm::Value* row = B.getInt64(int64_t(t.count * esz));
+        ok = B.CreateAnd(ok, B.CreateOr(B.CreateICmpSGE(d, row), B.CreateICmpSLE(d, B.CreateNeg(row))));
+      }
+      llvm::Function* fn = B.GetInsertBlock()->getParent();
+      auto* fast = llvm::BasicBlock::Create(C, "cv.transpose", fn);
+      auto* slow = llvm::BasicBlock::Create(C, "cv.lanes", fn);
+      done = llvm::BasicBlock::Create(C, "cv.moved", fn);
+      B.CreateCondBr(ok, fast, slow);
+      B.SetInsertPoint(fast);
+      llvm::Type* i32 = B.getInt32Ty();
+      llvm::Type* i64 = B.getInt64Ty();
+      llvm::Type* ptr = B.getPtrTy();
+      llvm::FunctionCallee tr = M_get_function(kTransposeSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, i64, ptr, i64, i32, i32, i32}, false));
+      llvm::Value* mem = B.CreateIntToPtr(a0, ptr);
+      llvm::Value* lanes_stride = B.getInt64(int64_t(N * esz));
+      if (load) B.CreateCall(tr, {mem, d, buf, lanes_stride, B.getInt32(N), B.getInt32(t.count), B.getInt32(uint32_t(esz))});
+      else B.CreateCall(tr, {buf, lanes_stride, mem, d, B.getInt32(t.count), B.getInt32(N), B.getInt32(uint32_t(esz))});
+      B.CreateBr(done);
+      B.SetInsertPoint(slow);
+    }
     for_each_component(t.count, [&](llvm::Value* i) {
       llvm::Value* addrs = B.CreateGEP(et, base, B.CreateVectorSplat(N, B.CreateZExt(i, B.getInt64Ty())));
       llvm::Value* on = bounds ? B.CreateAnd(mask, in_bounds(addrs, esz)) : mask;
@@ -83,6 +117,10 @@ bool Lowerer::lower_coopvec_memory(const Instruction& in) {
         B.CreateMaskedScatter(B.CreateLoad(lane_t, coopvec_component(vt, buf, i)), addrs, align, on);
       }
     });
+    if (done) {
+      B.CreateBr(done);
+      B.SetInsertPoint(done);
+    }
   }
   if (load) define_v(in.result, {buf, true});
   return true;

@@ -7,6 +7,7 @@
 #include "coopvk/jit/shader_abi.h"
 #include "coopvk/kernels/coopvec_batch.h"
 #include "coopvk/kernels/coopvec_ops.h"
+#include "coopvk/kernels/transpose.h"
 
 namespace coopvk::jit {
 
@@ -45,6 +46,11 @@ extern "C" void coopvk_rt_coopvec_outer(const kernels::CoopVecOuterDesc* d, cons
 }
 extern "C" void coopvk_rt_coopvec_reduce(uint32_t format, uint32_t count, const kernels::CoopVecReduceArgs* a) {
   kernels::coopvec_reduce_sum_accumulate(static_cast<NumberFormat>(format), count, *a);
+}
+
+extern "C" void coopvk_rt_transpose(const void* src, int64_t src_stride, void* dst, int64_t dst_stride, uint32_t rows,
+                                    uint32_t cols, uint32_t esz) {
+  kernels::transpose_elements(src, src_stride, dst, dst_stride, rows, cols, esz);
 }
 
 }  // namespace
@@ -120,6 +126,7 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == kCoopVecMatMulLanesSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul_lanes);
   if (name == kCoopVecOuterSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_outer);
   if (name == kCoopVecReduceSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_reduce);
+  if (name == kTransposeSymbol) return reinterpret_cast<void*>(&coopvk_rt_transpose);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

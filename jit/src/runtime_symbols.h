@@ -48,6 +48,9 @@ constexpr const char* kCoopVecMatMulLanesSymbol = "coopvk_rt_coopvec_matmul_lane
 constexpr const char* kCoopVecOuterSymbol = "coopvk_rt_coopvec_outer";
 // void (uint32_t number_format, uint32_t count, const kernels::CoopVecReduceArgs*)
 constexpr const char* kCoopVecReduceSymbol = "coopvk_rt_coopvec_reduce";
+// void (const void* src, int64_t src_stride, void* dst, int64_t dst_stride, uint32_t rows,
+//       uint32_t cols, uint32_t esz): kernels::transpose_elements
+constexpr const char* kTransposeSymbol = "coopvk_rt_transpose";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);
