@@ -19,8 +19,19 @@ bool Lowerer::lower_glsl(const Instruction& in) {
   auto un_intr = [&](llvm::Intrinsic::ID id) {
     define(in.result, map_leaves(arg(0), [&](llvm::Value* a) { return B.CreateUnaryIntrinsic(id, a); }));
   };
+  // minnum / maxnum of halves in float: without AVX512-FP16 LLVM calls fmaxf per element
+  // for half vectors. Exact: the result is one of the operands (or a NaN).
+  auto intr2 = [&](llvm::Intrinsic::ID id, llvm::Value* a, llvm::Value* b) -> llvm::Value* {
+    const bool narrow = (id == llvm::Intrinsic::minnum || id == llvm::Intrinsic::maxnum) &&
+                        a->getType()->getScalarType()->isHalfTy();
+    if (!narrow) return B.CreateBinaryIntrinsic(id, a, b);
+    llvm::Type* ft = a->getType()->isVectorTy()
+                         ? static_cast<llvm::Type*>(llvm::VectorType::get(B.getFloatTy(), llvm::cast<llvm::VectorType>(a->getType())))
+                         : B.getFloatTy();
+    return B.CreateFPTrunc(B.CreateBinaryIntrinsic(id, B.CreateFPExt(a, ft), B.CreateFPExt(b, ft)), a->getType());
+  };
   auto bin_intr = [&](llvm::Intrinsic::ID id) {
-    define(in.result, map_leaves2(arg(0), arg(1), [&](llvm::Value* a, llvm::Value* b) { return B.CreateBinaryIntrinsic(id, a, b); }));
+    define(in.result, map_leaves2(arg(0), arg(1), [&](llvm::Value* a, llvm::Value* b) { return intr2(id, a, b); }));
   };
   auto fconst = [&](llvm::Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); };
   switch (op) {
@@ -103,7 +114,7 @@ bool Lowerer::lower_glsl(const Instruction& in) {
     case GLSLstd450FClamp:
     case GLSLstd450NClamp:
       define(in.result, map_leaves3(arg(0), arg(1), arg(2), [&](llvm::Value* x, llvm::Value* lo, llvm::Value* hi) {
-        return B.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, B.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, lo), hi);
+        return intr2(llvm::Intrinsic::minnum, intr2(llvm::Intrinsic::maxnum, x, lo), hi);
       }));
       return true;
     case GLSLstd450UClamp:
