@@ -66,7 +66,9 @@ void main() {
   priv[0] = coopvecNV<float, L>(float(i));
   if ((i & 1) == 0) priv[1] = a;
   else priv[1] = b;
-  emit(i, 5, priv[0] + priv[1]);
+  // (pc.pick is 2: a vector made from a uniform value, taking nothing away.)
+  const coopvecNV<float, L> same[2] = {coopvecNV<float, L>(float(pc.pick)), coopvecNV<float, L>(2.0)};
+  emit(i, 5, priv[0] + priv[1] + same[0] - same[1]);
   // 6: a constant array, element by a uniform loop counter.
   const coopvecNV<float, L> k2[2] = {coopvecNV<float, L>(1.0), coopvecNV<float, L>(2.0)};
   coopvecNV<float, L> acc = coopvecNV<float, L>(0.0);
