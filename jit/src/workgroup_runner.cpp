@@ -1,6 +1,8 @@
 // WorkgroupRunner: runs the subgroups of one workgroup on the calling thread.
 //
-// Without workgroup barriers the subgroups run one after the other. With barriers each
+// Without workgroup barriers the subgroups run one after the other, on the calling
+// thread's stack unless the shader's frames are too large for one (needs_fiber_stack:
+// then on the fibers below, each to its end in turn). With barriers each
 // subgroup runs on its own fiber (ucontext); coopvk_jit_workgroup_barrier() switches to
 // the next live fiber in round-robin order, so by the time fiber k runs again every other
 // live fiber has reached its barrier too: that is exactly OpControlBarrier's rule that no
