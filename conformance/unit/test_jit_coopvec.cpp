@@ -469,6 +469,24 @@ TEST_CASE("cooperative vector loads and stores through buffer device addresses a
     }
 }
 
+TEST_CASE("cooperative vector arrays copied by OpCopyMemory and merged by OpPhi") {
+  std::vector<float> in(kInvocations * 16), out(kInvocations * 8, -1.0f);
+  for (size_t k = 0; k < in.size(); ++k) in[k] = float(int(k % 23) - 11);
+  std::vector<uint8_t> in_b = bytes_of(in), out_b = bytes_of(out);
+  Run r;
+  r.coopvec = true;
+  r.buffers = {&in_b, &out_b};
+  r.groups[0] = kGroups;
+  run_words(shader("coopvec_aggregate_copies"), r);
+  for (uint32_t i = 0; i < kInvocations; ++i)
+    for (uint32_t k = 0; k < 8; ++k) {
+      CAPTURE(i, k);
+      const float a = in[i * 16 + k], b = in[i * 16 + 8 + k];
+      const float s0 = (i & 1) == 0 ? a : b, s1 = (i & 1) == 0 ? b : a * 3.0f;
+      REQUIRE(at<float>(out_b, i * 8 + k) == b + s0 * 10.0f + s1 * 100.0f);
+    }
+}
+
 TEST_CASE("cooperative vector loads and stores of lanes at a common stride") {
   // s, t in elements: back to back (L), padded (L + 3), overlapping (1: loads only; the
   // stores then go lane by lane) and one place for all (0); reversed lane order; a lane
