@@ -227,7 +227,8 @@ summary() {
   done
 
   local failed
-  failed=$(cd "$LOGS" && ls ./*.failed 2>/dev/null | sed 's|^\./||; s|\.failed$||' | tr '\n' ' ')
+  # No failed run is the usual case: ls then fails, and pipefail must not end the script.
+  failed=$(cd "$LOGS" && { ls ./*.failed 2>/dev/null || true; } | sed 's|^\./||; s|\.failed$||' | tr '\n' ' ')
   if [ -n "$failed" ]; then
     printf '\nFAILED runs (see %s/<run>.log): %s\n' "$LOGS" "$failed"
     grep -h -E 'WRONG RESULT|CRASHED' "$LOGS"/*.log 2>/dev/null | sort -u | sed 's/^/  /' || true
