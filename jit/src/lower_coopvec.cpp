@@ -195,14 +195,15 @@ void Lowerer::coopvec_copy(Id type_id, llvm::Value* dst, llvm::Value* src, llvm:
   llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
   const llvm::DataLayout& dl = M->getDataLayout();
   for_each_coopvec_leaf(type_id, [&](llvm::Type* lane_t, llvm::Value* off) {
+    llvm::Type* et = llvm::cast<llvm::VectorType>(lane_t)->getElementType();
+    const uint64_t esz = dl.getTypeAllocSize(et);
     // Lane l of a lane vector in a lane's own object is l elements into it (lowerer.h).
     auto lane_addrs = [&](llvm::Value* bases) {
-      llvm::Type* et = llvm::cast<llvm::VectorType>(lane_t)->getElementType();
       if (et->isIntegerTy(1)) fail("a per-invocation pointer into an aggregate holding booleans beside cooperative vectors");
-      llvm::Value* lane_off = B.CreateMul(B.CreateZExt(lane_index(), i64v), B.CreateVectorSplat(N, B.getInt64(dl.getTypeAllocSize(et))));
+      llvm::Value* lane_off = B.CreateMul(B.CreateZExt(lane_index(), i64v), B.CreateVectorSplat(N, B.getInt64(esz)));
       return B.CreateGEP(B.getInt8Ty(), bases, B.CreateAdd(B.CreateVectorSplat(N, off), lane_off));
     };
-    llvm::Align ea(dl.getTypeAllocSize(llvm::cast<llvm::VectorType>(lane_t)->getElementType()));
+    const llvm::Align ea(esz);
     llvm::Value* v;
     if (src_lanes) v = B.CreateMaskedGather(lane_t, lane_addrs(src), ea, m, llvm::PoisonValue::get(lane_t));
     else v = B.CreateLoad(lane_t, B.CreateGEP(B.getInt8Ty(), src, off));
