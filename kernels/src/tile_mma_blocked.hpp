@@ -56,15 +56,29 @@ constexpr uint32_t round_up(uint32_t x, uint32_t to) { return (x + to - 1) / to 
 
 // ---- micro-kernel ----
 
+// The strides and depth of a micro-kernel call known when it is compiled (0: given at run
+// time). With MR rows of A at a run-time stride the compiler needs MR row addresses live in
+// the loop and, short of general registers, parks them in vector registers and moves one back
+// before every broadcast: an extra uop per FMA, which held the 16-row f32 kernel near half of
+// the FMA rate. Known strides make every broadcast one base plus a displacement, and a known
+// depth unrolls the k loop.
+struct Fixed {
+  size_t lda = 0, ldb = 0;
+  uint32_t groups = 0;
+};
+
 // MR rows x NV vectors of accumulators held in registers over `groups` k groups: for each
 // group, NV vectors of B units are loaded once and each row's A unit is broadcast against
 // them. Ops supplies V (the vector), Acc, Unit, L and load / store / bload / bcast / mac / add.
-template <class Ops, int MR, int NV>
+template <class Ops, int MR, int NV, Fixed X = Fixed{}>
 void micro(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
            uint32_t groups, const typename Ops::Acc* corr, const typename Ops::Acc* cin,
            size_t ldcin, typename Ops::Acc* cout, size_t ldcout) {
   using V = typename Ops::V;
   constexpr int L = Ops::L;
+  if constexpr (X.lda != 0) lda = X.lda;
+  if constexpr (X.ldb != 0) ldb = X.ldb;
+  if constexpr (X.groups != 0) groups = X.groups;
   V acc[MR][NV];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
@@ -78,6 +92,7 @@ void micro(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* b
       for (int r = 0; r < MR; ++r) acc[r][v] = Ops::add(acc[r][v], cv);
     }
   }
+#pragma GCC unroll 64
   for (uint32_t g = 0; g < groups; ++g) {
     V b[NV];
 #pragma GCC unroll 4
@@ -103,9 +118,9 @@ using MicroFn = void (*)(const typename Ops::Unit*, size_t, const typename Ops::
 // Row counts a micro-kernel is instantiated for; other counts are split into these.
 constexpr int kRowSizes[] = {1, 2, 3, 4, 6, 8, 12, 16};
 
-template <class Ops, int NV, size_t... I>
+template <class Ops, int NV, Fixed X, size_t... I>
 constexpr std::array<MicroFn<Ops>, sizeof...(I)> micro_table(std::index_sequence<I...>) {
-  return {&micro<Ops, kRowSizes[I], NV>...};
+  return {&micro<Ops, kRowSizes[I], NV, X>...};
 }
 
 // Index into kRowSizes of the next row block for `rows` remaining rows, at most `max` per
@@ -121,14 +136,15 @@ constexpr int next_rows(uint32_t rows, int max) {
 }
 
 // All mb rows x nv vectors of one chunk: column groups of two vectors (one at the end when
-// nv is odd), each cut into row blocks.
-template <class Ops>
+// nv is odd), each cut into row blocks. X: what the caller knows at compile time of lda, ldb
+// and groups (the values passed must then equal it).
+template <class Ops, Fixed X = Fixed{}>
 [[gnu::always_inline]] inline void compute(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* bp, size_t ldb,
              uint32_t groups, const typename Ops::Acc* corr, const typename Ops::Acc* cin,
              size_t ldcin, typename Ops::Acc* cout, size_t ldcout, uint32_t mb, uint32_t nv) {
   constexpr size_t kSizes = std::size(kRowSizes);
-  static constexpr auto one = micro_table<Ops, 1>(std::make_index_sequence<kSizes>());
-  static constexpr auto two = micro_table<Ops, 2>(std::make_index_sequence<kSizes>());
+  static constexpr auto one = micro_table<Ops, 1, X>(std::make_index_sequence<kSizes>());
+  static constexpr auto two = micro_table<Ops, 2, X>(std::make_index_sequence<kSizes>());
   constexpr int L = Ops::L;
   for (uint32_t v0 = 0; v0 < nv;) {
     const bool pair = nv - v0 >= 2;
@@ -149,7 +165,8 @@ template <class Ops>
 
 // Inlined into blocked_mma() and into fixed_mma(), whose constant shape folds the blocking
 // away and turns the micro-kernel table lookups into direct calls.
-template <class P>
+// FN, FK: the n and k of a fixed copy (0 in the general one), for the micro-kernels' strides.
+template <class P, uint32_t FN = 0, uint32_t FK = 0>
 [[gnu::always_inline]] inline void mma_body(const void* a, const void* b, const void* c, void* d,
                                             uint32_t m, uint32_t n, uint32_t k) {
   using Acc = typename P::Acc;
@@ -190,8 +207,14 @@ template <class P>
         const Unit* ap = P::pack_a(A + (size_t(m0) * k + k0) * P::kSizeA, k, mb, kc, abuf, lda);
         const Unit* bp =
             P::pack_b(B + (size_t(k0) * n + n0) * P::kSizeB, n, kc, nb, nbpad, bbuf, ldb, corr, cr);
-        compute<Ops>(ap, lda, bp, ldb, (kc + KG - 1) / KG, cr, cin, ldcin, acc, ldacc, mb,
-                     nbpad / L);
+        const uint32_t groups = (kc + KG - 1) / KG;
+        // A fixed shape of one chunk packs (or finds) A with one unit row per row of A and B
+        // padded to whole vectors: those strides are constants there.
+        constexpr Fixed X{(FK + KG - 1) / KG, round_up(FN, L), (FK + KG - 1) / KG};
+        if (FK != 0 && FK <= kKC && FN <= kNB && lda == X.lda && ldb == X.ldb && groups == X.groups)
+          compute<Ops, X>(ap, lda, bp, ldb, groups, cr, cin, ldcin, acc, ldacc, mb, nbpad / L);
+        else
+          compute<Ops>(ap, lda, bp, ldb, groups, cr, cin, ldcin, acc, ldacc, mb, nbpad / L);
         cin = acc;
         ldcin = ldacc;
       }
@@ -217,7 +240,7 @@ struct Body {
   }
   template <uint32_t M, uint32_t N, uint32_t K_>
   [[gnu::always_inline]] static void run_fixed(const void* a, const void* b, const void* c, void* d) {
-    mma_body<K>(a, b, c, d, M, N, K_);
+    mma_body<K, N, K_>(a, b, c, d, M, N, K_);
   }
 };
 
@@ -284,9 +307,9 @@ struct PackedTile {
       for (uint32_t g = 0; g < UA; ++g) std::memcpy(dst + g * N, p + g * ld, N * sizeof(Unit));
   }
   static void mma(const void* ap, const void* bp, const void* c, void* d) {
-    compute<typename P::Ops>(static_cast<const Unit*>(ap), UA, static_cast<const Unit*>(bp), N, UA,
-                             corrections(bp), static_cast<const Acc*>(c), N, static_cast<Acc*>(d), N, M,
-                             N / P::L);
+    compute<typename P::Ops, Fixed{UA, N, UA}>(static_cast<const Unit*>(ap), UA, static_cast<const Unit*>(bp), N,
+                                               UA, corrections(bp), static_cast<const Acc*>(c), N,
+                                               static_cast<Acc*>(d), N, M, N / P::L);
   }
 };
 

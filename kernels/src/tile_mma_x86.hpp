@@ -352,9 +352,9 @@ struct Body<ByWidth<P256, P512>> {
   template <uint32_t M, uint32_t N, uint32_t K>
   [[gnu::always_inline]] static void run_fixed(const void* a, const void* b, const void* c, void* d) {
     if constexpr (use_512(N))
-      mma_body<P512>(a, b, c, d, M, N, K);
+      mma_body<P512, N, K>(a, b, c, d, M, N, K);
     else
-      mma_body<P256>(a, b, c, d, M, N, K);
+      mma_body<P256, N, K>(a, b, c, d, M, N, K);
   }
 };
 
