@@ -698,3 +698,68 @@ TEST_CASE("tile_mma: the split form computes the whole kernel's bits from packed
   INFO("split forms tested: " << tested);
   REQUIRE(tested > 0);
 }
+
+TEST_CASE("tile_mma: mma2 is two multiply-adds sharing A, whatever the operands overlap", "[tile_mma]") {
+  // mma2(a, b0, c0, d0, b1, c1, d1) against mma(a, b0, c0, d0) then mma(a, b1, c1, d1) on
+  // copies of the same bytes, bit for bit: results apart from everything (the fused path),
+  // in place (a register block's tiles), the second accumulating onto the first's result,
+  // both results in one place, and the first result written over the second's B.
+  PathGuard guard;
+  std::mt19937_64 rng(12);
+  size_t tested = 0;
+  for (const Path& p : runnable_paths()) {
+    INFO(p.name);
+    for (const Combo& t : all_combos())
+      for (const Shape& s : kShapes) {
+        const TileMmaDesc desc{t.a, t.b, t.c, t.d, s.m, s.n, s.k, t.sat};
+        TileMmaPacked pk;
+        if (!packed_for(p, desc, &pk)) continue;
+        INFO(name(t) << " " << s.m << "x" << s.n << "x" << s.k);
+        REQUIRE(pk.mma2 != nullptr);
+        Tile a(t.a, s.m * s.k), b0(t.b, s.k * s.n), b1(t.b, s.k * s.n), c0(t.c, s.m * s.n), c1(t.c, s.m * s.n);
+        std::vector<double> av, bv, cv;
+        if (is_float(t.d)) {
+          random_inputs(t, a, b0, c0, av, bv, cv, rng);
+          random_inputs(t, a, b1, c1, av, bv, cv, rng);
+        } else {
+          for (Tile* x : {&a, &b0, &b1})
+            for (size_t i = 0; i < x->count; ++i) x->set(i, random_int(x == &a ? t.a : t.b, rng));
+          for (Tile* x : {&c0, &c1})
+            for (size_t i = 0; i < x->count; ++i) x->set(i, random_c(t.c, t.d, rng));
+        }
+        // One arena of slots: A, B0, B1 packed, then accumulator slots, each big enough for
+        // any of them; a case names the slot of each operand.
+        const size_t acc = size_t(s.m) * s.n * format_size(t.d);
+        const size_t slot = std::max({size_t(pk.a_bytes), size_t(pk.b_bytes), acc});
+        enum { kA, kB0, kB1, kX, kY, kZ, kW, kSlots };
+        std::vector<uint8_t> init(kSlots * slot);
+        pk.pack_a(a.data(), s.k, &init[kA * slot]);
+        pk.pack_b(b0.data(), s.n, &init[kB0 * slot]);
+        pk.pack_b(b1.data(), s.n, &init[kB1 * slot]);
+        std::memcpy(&init[kX * slot], c0.data(), acc);
+        std::memcpy(&init[kY * slot], c1.data(), acc);
+        struct Case {
+          const char* what;
+          int c0, d0, b1, c1, d1;
+        };
+        const Case cases[] = {{"apart", kX, kZ, kB1, kY, kW},
+                              {"in place", kX, kX, kB1, kY, kY},
+                              {"chained", kX, kZ, kB1, kZ, kZ},
+                              {"one result", kX, kZ, kB1, kY, kZ},
+                              {"over B1", kX, kB1, kB1, kY, kY}};
+        for (const Case& k : cases) {
+          INFO(k.what);
+          std::vector<uint8_t> want(init), got(init);
+          auto at = [&](std::vector<uint8_t>& m, int i) { return m.data() + size_t(i) * slot; };
+          pk.mma(at(want, kA), at(want, kB0), at(want, k.c0), at(want, k.d0));
+          pk.mma(at(want, kA), at(want, k.b1), at(want, k.c1), at(want, k.d1));
+          pk.mma2(at(got, kA), at(got, kB0), at(got, k.c0), at(got, k.d0), at(got, k.b1), at(got, k.c1),
+                  at(got, k.d1));
+          REQUIRE(got == want);
+        }
+        ++tested;
+      }
+  }
+  INFO("forms tested: " << tested);
+  REQUIRE(tested > 0);
+}

@@ -110,6 +110,49 @@ void micro(const typename Ops::Unit* ap, size_t lda, const typename Ops::Unit* b
     for (int v = 0; v < NV; ++v) Ops::store(cout + r * ldcout + v * L, acc[r][v]);
 }
 
+// micro() for two tiles that share A: MR rows x one vector of columns of each, B's vectors
+// from b0 and b1, so each broadcast of A feeds two multiply-adds (a tile of one vector's
+// width broadcasts once per multiply-add, and the call's fixed costs are shared too). Each
+// accumulator sees the same operations in the same order as in micro().
+template <class Ops, int MR, Fixed X>
+[[gnu::always_inline]] inline void micro_pair(const typename Ops::Unit* ap, const typename Ops::Unit* b0,
+                                              const typename Ops::Unit* b1, const typename Ops::Acc* corr0,
+                                              const typename Ops::Acc* corr1, const typename Ops::Acc* c0,
+                                              typename Ops::Acc* d0, const typename Ops::Acc* c1,
+                                              typename Ops::Acc* d1, size_t ldc) {
+  using V = typename Ops::V;
+  static_assert(X.lda != 0 && X.ldb != 0 && X.groups != 0);
+  V acc[MR][2];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = Ops::load(c0 + r * ldc);
+    acc[r][1] = Ops::load(c1 + r * ldc);
+  }
+  if (corr0 != nullptr) {
+    const V k0 = Ops::load(corr0), k1 = Ops::load(corr1);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = Ops::add(acc[r][0], k0);
+      acc[r][1] = Ops::add(acc[r][1], k1);
+    }
+  }
+#pragma GCC unroll 64
+  for (uint32_t g = 0; g < X.groups; ++g) {
+    const V x0 = Ops::bload(b0 + g * X.ldb), x1 = Ops::bload(b1 + g * X.ldb);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V a = Ops::bcast(ap + r * X.lda + g);
+      acc[r][0] = Ops::mac(acc[r][0], a, x0);
+      acc[r][1] = Ops::mac(acc[r][1], a, x1);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    Ops::store(d0 + r * ldc, acc[r][0]);
+    Ops::store(d1 + r * ldc, acc[r][1]);
+  }
+}
+
 template <class Ops>
 using MicroFn = void (*)(const typename Ops::Unit*, size_t, const typename Ops::Unit*, size_t,
                          uint32_t, const typename Ops::Acc*, const typename Ops::Acc*, size_t,
@@ -306,6 +349,52 @@ struct PackedTile {
     if (p != dst)
       for (uint32_t g = 0; g < UA; ++g) std::memcpy(dst + g * N, p + g * ld, N * sizeof(Unit));
   }
+  // mma(ap, bp0, c0, d0) then mma(ap, bp1, c1, d1), to the bit. Where neither result can
+  // be an operand of the other call (nor both one place) the two run fused, in row blocks
+  // of micro_pair() over the column vectors; otherwise, one after the other.
+  static void mma2(const void* ap, const void* bp0, const void* c0, void* d0, const void* bp1, const void* c1,
+                   void* d1) {
+    constexpr size_t kAccBytes = size_t(M) * N * sizeof(Acc);
+    auto disjoint = [](const void* x, size_t xn, const void* y, size_t yn) {
+      const auto px = reinterpret_cast<uintptr_t>(x), py = reinterpret_cast<uintptr_t>(y);
+      return px + xn <= py || py + yn <= px;
+    };
+    const bool fuse = disjoint(d0, kAccBytes, d1, kAccBytes) && disjoint(d0, kAccBytes, c1, kAccBytes) &&
+                      disjoint(d0, kAccBytes, bp1, kBBytes) && disjoint(d0, kAccBytes, ap, kABytes) &&
+                      disjoint(d1, kAccBytes, c0, kAccBytes) && disjoint(d1, kAccBytes, bp0, kBBytes) &&
+                      disjoint(d1, kAccBytes, ap, kABytes);
+    if (!fuse) {
+      mma(ap, bp0, c0, d0);
+      mma(ap, bp1, c1, d1);
+      return;
+    }
+    using Ops = typename P::Ops;
+    constexpr uint32_t L = P::L;
+    constexpr Fixed X{UA, N, UA};
+    // Two vectors per row and pair: the register budget of a two-vector micro-kernel.
+    constexpr int kRows = kRowSizes[next_rows(M, Ops::kMaxRows2)];
+    const auto* a = static_cast<const Unit*>(ap);
+    const auto* b0 = static_cast<const Unit*>(bp0);
+    const auto* b1 = static_cast<const Unit*>(bp1);
+    const Acc* k0 = corrections(bp0);
+    const Acc* k1 = corrections(bp1);
+    const auto* ci0 = static_cast<const Acc*>(c0);
+    const auto* ci1 = static_cast<const Acc*>(c1);
+    auto* do0 = static_cast<Acc*>(d0);
+    auto* do1 = static_cast<Acc*>(d1);
+    for (uint32_t col = 0; col < N; col += L) {
+      uint32_t r0 = 0;
+      for (; r0 + kRows <= M; r0 += kRows)
+        micro_pair<Ops, kRows, X>(a + r0 * UA, b0 + col, b1 + col, k0 ? k0 + col : nullptr, k1 ? k1 + col : nullptr,
+                                  ci0 + r0 * N + col, do0 + r0 * N + col, ci1 + r0 * N + col, do1 + r0 * N + col, N);
+      if (r0 < M) {  // rows left over: the single kernels' own blocks
+        compute<Ops, X>(a + r0 * UA, UA, b0 + col, N, UA, k0 ? k0 + col : nullptr, ci0 + r0 * N + col, N,
+                        do0 + r0 * N + col, N, M - r0, 1);
+        compute<Ops, X>(a + r0 * UA, UA, b1 + col, N, UA, k1 ? k1 + col : nullptr, ci1 + r0 * N + col, N,
+                        do1 + r0 * N + col, N, M - r0, 1);
+      }
+    }
+  }
   static void mma(const void* ap, const void* bp, const void* c, void* d) {
     compute<typename P::Ops, Fixed{UA, N, UA}>(static_cast<const Unit*>(ap), UA, static_cast<const Unit*>(bp), N,
                                                UA, corrections(bp), static_cast<const Acc*>(c), N,
@@ -320,7 +409,8 @@ void fill_packed(TileMmaPacked* out) {
   *out = {};
   if constexpr (requires { Body<K>::kHasPolicy; }) {
     using T = PackedTile<typename Body<K>::template Policy<N>, M, N, K_>;
-    if constexpr (T::kOk) *out = {&T::pack_a, &T::pack_b, &T::mma, uint32_t(T::kABytes), uint32_t(T::kBBytes)};
+    if constexpr (T::kOk)
+      *out = {&T::pack_a, &T::pack_b, &T::mma, &T::mma2, uint32_t(T::kABytes), uint32_t(T::kBBytes)};
   }
 }
 

@@ -98,6 +98,11 @@ struct TileMmaPacked {
   void (*pack_a)(const void* a, size_t lda, void* out) = nullptr;
   void (*pack_b)(const void* b, size_t ldb, void* out) = nullptr;
   void (*mma)(const void* a_packed, const void* b_packed, const void* c, void* d) = nullptr;
+  // mma(a_packed, b0_packed, c0, d0) then mma(a_packed, b1_packed, c1, d1), with the same
+  // result whatever overlaps; faster where the results overlap nothing else (two tiles of a
+  // register block that share A), since each broadcast of A then serves both.
+  void (*mma2)(const void* a_packed, const void* b0_packed, const void* c0, void* d0, const void* b1_packed,
+               const void* c1, void* d1) = nullptr;
   uint32_t a_bytes = 0, b_bytes = 0;
 };
 
