@@ -177,7 +177,8 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
   // gemm_body.glsl: 2 x 2 subgroups, each with 2 x 2 accumulator tiles, four K steps. Each
   // step loads 2 A and 2 B tiles into matrix variables and multiplies all four pairs: with
   // the packed-operand caches (lower_coopmat_packed.cpp) the optimized code packs 2 A and
-  // 2 B tiles from the buffers and makes 4 packed multiply-adds per step. Every step reloads the tiles, so a
+  // 2 B tiles from the buffers and makes 4 packed multiply-adds per step, fused into two
+  // calls of two. Every step reloads the tiles, so a
   // stale cache would also show in the results, checked against a double reference.
   struct Gemm {
     const char* shader;
@@ -220,7 +221,10 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
       const size_t sites = calls_with_runtime_stride(ir, part);
       CHECK((sites == 1 || sites == 2));
     }
-    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 4);
+    // Every store to the tile variables packs, so no multiply-add tests a flag, and the four
+    // of a step are one run of calls: two pairs that share A (pair_muladds.cpp).
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma2.") == 2);
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 0);
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 0);
   } else {  // a kernel arch without split forms: the whole kernel per multiply-add
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 4);
@@ -344,5 +348,48 @@ TEST_CASE("matrices packed straight from their buffer loads mix with stores that
     INFO("element " << i);
     REQUIRE(get(D, i, NF::F32) == acc0[i]);
     REQUIRE(get(D, T + i, NF::F32) == acc1[i]);
+  }
+}
+
+TEST_CASE("paired multiply-adds that chain through one accumulator keep their order") {
+  // packed_chain.comp: acc = A B0 + acc; acc = A B1 + acc; other = A B1 + other, every step,
+  // with acc and other in an array of accumulators.
+  // The first two calls share A and stand next to each other, so pair_muladds() fuses them
+  // into one mma2 call whose second multiply-add reads the first's result (mma2 sees the
+  // overlap and runs them in turn); the third is left alone. Checked against double.
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t T = 256, steps = 6;
+  using NF = NumberFormat;
+  std::vector<uint8_t> A(4 * T * 2), Bm(4 * T * 2), D(2 * T * 4);
+  std::mt19937 rng(21 + sg);
+  std::uniform_int_distribution<int> dist(-2, 2);
+  std::vector<Tile16> at = random_f16_tiles(A, dist, rng), bt = random_f16_tiles(Bm, dist, rng);
+  Tile16 acc(T), other(T);
+  for (uint32_t s = 0; s < steps; ++s) {
+    const Tile16& a = at[(s + 1) % 4];  // ma[which]
+    mul_add16(a, bt[s % 4], acc);
+    mul_add16(a, bt[(s + 1) % 4], acc);
+    mul_add16(a, bt[(s + 1) % 4], other);
+  }
+  Run r;
+  r.buffers = {&A, &Bm, &D};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
+  r.spec = {spec_u32(0, sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps, 1});  // acc in acc[1], other in acc[0]
+  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_chain");
+  INFO("subgroup " << sg);
+  jit::CompileResult cr;
+  const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+  kernels::TileMmaPacked parts;
+  if (kernels::tile_mma_packed({NF::F16, NF::F16, NF::F32, NF::F32, 16, 16, 16}, &parts)) {
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma2.") == 1);
+    CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 1);
+  }
+  run_words(words, r);
+  for (uint32_t i = 0; i < T; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, i, NF::F32) == acc[i]);
+    REQUIRE(get(D, T + i, NF::F32) == other[i]);
   }
 }

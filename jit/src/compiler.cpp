@@ -23,6 +23,7 @@
 
 #include "coopvk/kernels/cpu_dispatch.h"
 #include "lowerer.h"
+#include "pair_muladds.h"
 #include "runtime_symbols.h"
 #include "spirv_enums.h"
 #include "ssa_promote.h"
@@ -227,6 +228,7 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
       mod->setTargetTriple((*tm)->getTargetTriple().str());
       dump_ir(*mod, "lowered");
       optimize(*mod, tm->get());
+      pair_muladds(*mod);
       dump_ir(*mod, "optimized");
     } else {
       llvm::consumeError(tm.takeError());

@@ -9,15 +9,16 @@
 //
 // So a Function variable of matrices (or arrays of them) whose loads feed the A (or B)
 // operand of multiply-adds of one kernel combination gets, beside its contents, a packed
-// copy per matrix (kernels::tile_mma_packed()) and a flag per matrix that says the copy is
-// current. Every store to the variable clears the flags of the matrices it writes; a
-// multiply-add whose operand was just loaded from the variable packs it if its flag is
-// clear, sets the flag, and calls the kernel's packed entry. After LLVM unrolls the usual
-// loops over i and j the flags are constants: the first multiply-add of each tile packs,
-// the others do not even test.
+// copy per matrix (kernels::tile_mma_packed()), packed by every store to the variable (of
+// the matrices it writes): a multiply-add whose operand was just loaded from the variable
+// calls the kernel's packed entry on the copy, with nothing to test. (Packing at the first
+// multiply-add after a store instead needs a flag per matrix, and a load loop LLVM does not
+// unroll leaves those tests in the code between the multiply-adds, which keeps
+// pair_muladds() from fusing them.) A store that is never multiplied packs for nothing;
+// in the shaders this is for, every stored tile is.
 //
 // Only variables whose pointers are used by nothing but loads, stores and access chains to
-// whole matrices take part: nothing else can write them behind the flags' back (no function
+// whole matrices take part: nothing else can write them behind the packed copies' back (no function
 // call, no copy, no pointer to a component). The packed bytes depend on the kernel arch and
 // CPU features, which are part of the compiled code's host signature (compiler.cpp), and
 // the runtime symbols carry their sizes, so code linked against a different layout fails
@@ -153,12 +154,10 @@ void Lowerer::plan_packed_operands() {
     c.matrices = dl.getTypeAllocSize(lane_rep_type(type(type_of(var)).elem)) / c.matrix_bytes;
     const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
     c.packed = entry_alloca(B.getInt8Ty(), c.matrices * bytes, 64);
-    c.valid = entry_alloca(B.getInt8Ty(), c.matrices, 1);
     // The packers read dense rows, which the variable's matrices must then have too.
     llvm::Type* row = matrix_type(matrix_of.at(var))->getArrayElementType();
     const TypeInfo& mt = type(matrix_of.at(var));
     c.direct = !keep_whole.count(var) && dl.getTypeAllocSize(row) == uint64_t(mt.cols) * layout(mt.elem).size;
-    B.CreateMemSet(c.valid, B.getInt8(0), B.getInt64(c.matrices), llvm::Align(1));
     F.packed_caches.emplace(var, c);
   }
 }
@@ -170,18 +169,40 @@ llvm::Value* Lowerer::packed_slot(Id variable, llvm::Value* at) {
   return B.CreateUDiv(off, B.getInt64(F.packed_caches.at(variable).matrix_bytes));
 }
 
-void Lowerer::invalidate_packed(Id pointer, Id value_type) {
+void Lowerer::refresh_packed(Id pointer, Id value_type) {
   if (F.packed_caches.empty()) return;
   auto it = F.packed_caches.find(root_variable(pointer));
   if (it == F.packed_caches.end()) return;
   const FunctionState::PackedCache& c = it->second;
-  llvm::Value* first = packed_slot(it->first, value_v(pointer).v);
-  uint64_t count = M->getDataLayout().getTypeAllocSize(lane_rep_type(value_type)) / c.matrix_bytes;
-  llvm::Value* flags = B.CreateGEP(B.getInt8Ty(), c.valid, first);
-  if (count == 1)
-    B.CreateStore(B.getInt8(0), flags);
-  else
-    B.CreateMemSet(flags, B.getInt8(0), B.getInt64(count), llvm::Align(1));
+  // The matrices written, back to back from `at`, each packed from its dense rows.
+  llvm::Value* at = value_v(pointer).v;
+  llvm::Value* first = packed_slot(it->first, at);
+  const uint64_t count = M->getDataLayout().getTypeAllocSize(lane_rep_type(value_type)) / c.matrix_bytes;
+  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+  llvm::FunctionCallee pack = M_get_function(mma_split_symbol(c.desc, c.parts, c.role == 0 ? "a" : "b"), pack_type());
+  llvm::Value* dense = B.getInt64(c.role == 0 ? c.desc.k : c.desc.n);
+  llvm::Type* i8 = B.getInt8Ty();
+  auto pack_one = [&](llvm::Value* i) {  // i: index among the matrices written
+    llvm::Value* src = B.CreateGEP(i8, at, B.CreateMul(i, B.getInt64(c.matrix_bytes)));
+    llvm::Value* dst = B.CreateGEP(i8, c.packed, B.CreateMul(B.CreateAdd(first, i), B.getInt64(bytes)));
+    B.CreateCall(pack, {src, dense, dst});
+  };
+  if (count <= 4) {  // the usual: one tile, or a short array LLVM would unroll anyway
+    for (uint64_t i = 0; i < count; ++i) pack_one(B.getInt64(i));
+    return;
+  }
+  llvm::BasicBlock* pre = B.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(C, "repack", F.llvm_fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "repacked", F.llvm_fn);
+  B.CreateBr(loop);
+  B.SetInsertPoint(loop);
+  llvm::PHINode* i = B.CreatePHI(B.getInt64Ty(), 2);
+  i->addIncoming(B.getInt64(0), pre);
+  pack_one(i);
+  llvm::Value* next = B.CreateAdd(i, B.getInt64(1));
+  i->addIncoming(next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(next, B.getInt64(count)), loop, done);
+  B.SetInsertPoint(done);
 }
 
 bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
@@ -225,17 +246,7 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
       B.CreateCall(pack, {src, dense, packed[role]});
       continue;
     }
-    llvm::Value* slot = packed_slot(var[role], src);
-    llvm::Value* flag = B.CreateGEP(i8, k->valid, slot);
-    packed[role] = B.CreateGEP(i8, k->packed, B.CreateMul(slot, B.getInt64(bytes)));
-    llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack", F.llvm_fn);
-    llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "packed", F.llvm_fn);
-    B.CreateCondBr(B.CreateICmpEQ(B.CreateLoad(i8, flag), B.getInt8(0)), pack_bb, cont_bb);
-    B.SetInsertPoint(pack_bb);
-    B.CreateCall(pack, {src, dense, packed[role]});
-    B.CreateStore(B.getInt8(1), flag);
-    B.CreateBr(cont_bb);
-    B.SetInsertPoint(cont_bb);
+    packed[role] = B.CreateGEP(i8, k->packed, B.CreateMul(packed_slot(var[role], src), B.getInt64(bytes)));
   }
   llvm::FunctionCallee mma = M_get_function(mma_split_symbol(d, parts, "mma"),
                                             llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false));
@@ -284,10 +295,9 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::func
   llvm::FunctionCallee pack = M_get_function(mma_split_symbol(c.desc, c.parts, c.role == 0 ? "a" : "b"), pack_type());
   llvm::Value* stride = B.CreateUDiv(a.stride, B.getInt64(esz));
   B.CreateCall(pack, {a.base, stride, B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)))});
-  B.CreateStore(B.getInt8(1), B.CreateGEP(B.getInt8Ty(), c.valid, slot));
   B.CreateBr(cont_bb);
   B.SetInsertPoint(plain_bb);
-  plain();
+  plain();  // stores the contents, and packs them (refresh_packed())
   B.CreateBr(cont_bb);
   B.SetInsertPoint(cont_bb);
   return true;

@@ -415,7 +415,7 @@ void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t ali
     llvm::Type* rt = lane_rep_type(value_type);
     llvm::Value* old = B.CreateLoad(rt, p);
     B.CreateStore(merge_rep(value_type, mask, value(value_id), old), p);
-    invalidate_packed(pointer, value_type);
+    refresh_packed(pointer, value_type);
     return;
   }
   CheckingScope scope(*this, pointer);

@@ -304,9 +304,10 @@ class Lowerer {
   kernels::TileMmaDesc muladd_desc(const Instruction& in);
   // Packed-operand caches (lower_coopmat_packed.cpp): matrix variables whose matrices are
   // the A (or B) operands of multiply-adds keep them packed for the kernel beside their
-  // contents, packed at the first multiply-add after each store.
+  // contents, packed by every store.
   void plan_packed_operands();
-  void invalidate_packed(Id pointer, Id value_type);
+  // After a store of a value_type at `pointer` (into such a variable): packs what it wrote.
+  void refresh_packed(Id pointer, Id value_type);
   // a, b: the operands' memory when matrix_in_memory() found it, else null.
   bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
                      llvm::Value* c, llvm::Value* dst);
@@ -484,12 +485,10 @@ class Lowerer {
       kernels::TileMmaPacked parts;
       uint64_t matrix_bytes = 0;  // one matrix of the variable
       uint64_t matrices = 0;
-      llvm::AllocaInst* packed = nullptr;  // matrices x the role's packed bytes
-      llvm::AllocaInst* valid = nullptr;   // i8 per matrix: its packed copy is current
+      llvm::AllocaInst* packed = nullptr;  // matrices x the role's packed bytes, always current
       // Every load of the variable feeds such a multiply-add at once, so a matrix stored
       // there straight from a buffer load is packed from the buffer and not written to the
-      // variable (store_packed_from_buffer()); its flag then says the packed copy is the
-      // only current one.
+      // variable (store_packed_from_buffer()): the packed copy is then the only current one.
       bool direct = false;
     };
     std::unordered_map<Id, PackedCache> packed_caches;

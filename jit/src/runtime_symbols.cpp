@@ -109,6 +109,7 @@ void* split_part_address(const std::string& name) {
   if (part == "a") return reinterpret_cast<void*>(p.pack_a);
   if (part == "b") return reinterpret_cast<void*>(p.pack_b);
   if (part == "mma") return reinterpret_cast<void*>(p.mma);
+  if (part == "mma2") return reinterpret_cast<void*>(p.mma2);
   return nullptr;
 }
 }  // namespace

@@ -14,9 +14,10 @@
 //                                          a part of kernels::tile_mma_packed() of that
 //                                          combination, whose packed operands have those
 //                                          sizes (else the symbol is not found): part a or
-//                                          b is void(const void* src, void* packed), mma
+//                                          b is void(const void* src, size_t ld, void* packed), mma
 //                                          void(const void* ap, const void* bp,
-//                                               const void* c, void* d)
+//                                               const void* c, void* d), mma2 two mma
+//                                          calls sharing ap (pair_muladds.h)
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@ namespace coopvk::jit {
 // VkPipelineCache) is compiled again rather than linked. Bump with any change of one.
 // 2: the split-form packers take the source's row stride.
 // 3: serialized shaders say whether they need the runner's fiber stacks.
-constexpr int kRuntimeAbi = 3;
+// 4: the split form has mma2 (two multiply-adds sharing A), which compiled code calls.
+constexpr int kRuntimeAbi = 4;
 
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 // void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)
