@@ -393,3 +393,31 @@ TEST_CASE("paired multiply-adds that chain through one accumulator keep their or
     REQUIRE(get(D, T + i, NF::F32) == other[i]);
   }
 }
+
+TEST_CASE("a matrix variable's initializer reaches its packed copies") {
+  // packed_init.spvasm: A tiles whose only store is the OpVariable initializer (splats of 1
+  // and 2), each multiplied with the step's B tile. Checked against double.
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t T = 256, steps = 5;
+  using NF = NumberFormat;
+  std::vector<uint8_t> Bm(4 * T * 2), D(2 * T * 4);
+  std::mt19937 rng(31 + sg);
+  std::uniform_int_distribution<int> dist(-2, 2);
+  std::vector<Tile16> bt = random_f16_tiles(Bm, dist, rng);
+  Tile16 acc[2] = {Tile16(T), Tile16(T)};
+  for (uint32_t s = 0; s < steps; ++s)
+    for (uint32_t i = 0; i < 2; ++i) mul_add16(Tile16(T, double(i + 1)), bt[s % 4], acc[i]);
+  Run r;
+  r.buffers = {&Bm, &D};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
+  r.spec = {spec_u32(0, sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps});
+  run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_init"), r);
+  INFO("subgroup " << sg);
+  for (uint32_t i = 0; i < T; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, i, NF::F32) == acc[0][i]);
+    REQUIRE(get(D, T + i, NF::F32) == acc[1][i]);
+  }
+}

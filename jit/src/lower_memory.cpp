@@ -521,6 +521,8 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
         }
         F.rep_ptrs.insert(in.result);
         define_v(in.result, {mem, true});
+        // Packed copies are made by stores (refresh_packed()); the initializer is the first.
+        if (o.size() > 1) refresh_packed(in.result, pointee);
         return true;
       }
       MemLayout l = layout(pointee);
