@@ -730,7 +730,8 @@ TEST_CASE("tile_mma: mma2 is two multiply-adds sharing A, whatever the operands 
         // One arena of slots: A, B0, B1 packed, then accumulator slots, each big enough for
         // any of them; a case names the slot of each operand.
         const size_t acc = size_t(s.m) * s.n * format_size(t.d);
-        const size_t slot = std::max({size_t(pk.a_bytes), size_t(pk.b_bytes), acc});
+        // (plus a row, so that a result shifted by one row stays inside its slot)
+        const size_t slot = std::max({size_t(pk.a_bytes), size_t(pk.b_bytes), acc}) + size_t(s.n) * format_size(t.d);
         enum { kA, kB0, kB1, kX, kY, kZ, kW, kSlots };
         std::vector<uint8_t> init(kSlots * slot);
         pk.pack_a(a.data(), s.k, &init[kA * slot]);
@@ -755,6 +756,18 @@ TEST_CASE("tile_mma: mma2 is two multiply-adds sharing A, whatever the operands 
           pk.mma(at(want, kA), at(want, k.b1), at(want, k.c1), at(want, k.d1));
           pk.mma2(at(got, kA), at(got, kB0), at(got, k.c0), at(got, k.d0), at(got, k.b1), at(got, k.c1),
                   at(got, k.d1));
+          REQUIRE(got == want);
+        }
+        {  // the first result one row past its own C: must equal the two calls too
+          std::vector<uint8_t> want(init), got(init);
+          const size_t row = size_t(s.n) * format_size(t.d);
+          uint8_t* wd0 = want.data() + kX * slot + row;
+          uint8_t* gd0 = got.data() + kX * slot + row;
+          pk.mma(&want[kA * slot], &want[kB0 * slot], &want[kX * slot], wd0);
+          pk.mma(&want[kA * slot], &want[kB1 * slot], &want[kY * slot], &want[kY * slot]);
+          pk.mma2(&got[kA * slot], &got[kB0 * slot], &got[kX * slot], gd0, &got[kB1 * slot], &got[kY * slot],
+                  &got[kY * slot]);
+          INFO("shifted by a row");
           REQUIRE(got == want);
         }
         ++tested;

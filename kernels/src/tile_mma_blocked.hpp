@@ -359,7 +359,11 @@ struct PackedTile {
       const auto px = reinterpret_cast<uintptr_t>(x), py = reinterpret_cast<uintptr_t>(y);
       return px + xn <= py || py + yn <= px;
     };
-    const bool fuse = disjoint(d0, kAccBytes, d1, kAccBytes) && disjoint(d0, kAccBytes, c1, kAccBytes) &&
+    // (A result in place of its own C is fine, as in mma(); partly over it is not, since the
+    // fused blocks have fewer rows than mma()'s.)
+    const bool fuse = (d0 == c0 || disjoint(d0, kAccBytes, c0, kAccBytes)) &&
+                      (d1 == c1 || disjoint(d1, kAccBytes, c1, kAccBytes)) &&
+                      disjoint(d0, kAccBytes, d1, kAccBytes) && disjoint(d0, kAccBytes, c1, kAccBytes) &&
                       disjoint(d0, kAccBytes, bp1, kBBytes) && disjoint(d0, kAccBytes, ap, kABytes) &&
                       disjoint(d1, kAccBytes, c0, kAccBytes) && disjoint(d1, kAccBytes, bp0, kBBytes) &&
                       disjoint(d1, kAccBytes, ap, kABytes);
