@@ -178,31 +178,16 @@ void Lowerer::refresh_packed(Id pointer, Id value_type) {
   llvm::Value* at = value_v(pointer).v;
   llvm::Value* first = packed_slot(it->first, at);
   const uint64_t count = M->getDataLayout().getTypeAllocSize(lane_rep_type(value_type)) / c.matrix_bytes;
-  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
-  llvm::FunctionCallee pack = M_get_function(mma_split_symbol(c.desc, c.parts, c.role == 0 ? "a" : "b"), pack_type());
+  llvm::FunctionCallee pack = packer(c.desc, c.parts, c.role);
   llvm::Value* dense = B.getInt64(c.role == 0 ? c.desc.k : c.desc.n);
-  llvm::Type* i8 = B.getInt8Ty();
-  auto pack_one = [&](llvm::Value* i) {  // i: index among the matrices written
-    llvm::Value* src = B.CreateGEP(i8, at, B.CreateMul(i, B.getInt64(c.matrix_bytes)));
-    llvm::Value* dst = B.CreateGEP(i8, c.packed, B.CreateMul(B.CreateAdd(first, i), B.getInt64(bytes)));
-    B.CreateCall(pack, {src, dense, dst});
+  auto pack_one = [&](llvm::Value* i) {  // i (i64): index among the matrices written
+    llvm::Value* src = B.CreateGEP(B.getInt8Ty(), at, B.CreateMul(i, B.getInt64(c.matrix_bytes)));
+    B.CreateCall(pack, {src, dense, packed_copy(c, B.CreateAdd(first, i))});
   };
-  if (count <= 4) {  // the usual: one tile, or a short array LLVM would unroll anyway
-    for (uint64_t i = 0; i < count; ++i) pack_one(B.getInt64(i));
-    return;
-  }
-  llvm::BasicBlock* pre = B.GetInsertBlock();
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(C, "repack", F.llvm_fn);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(C, "repacked", F.llvm_fn);
-  B.CreateBr(loop);
-  B.SetInsertPoint(loop);
-  llvm::PHINode* i = B.CreatePHI(B.getInt64Ty(), 2);
-  i->addIncoming(B.getInt64(0), pre);
-  pack_one(i);
-  llvm::Value* next = B.CreateAdd(i, B.getInt64(1));
-  i->addIncoming(next, B.GetInsertBlock());
-  B.CreateCondBr(B.CreateICmpULT(next, B.getInt64(count)), loop, done);
-  B.SetInsertPoint(done);
+  if (count == 1)
+    pack_one(B.getInt64(0));
+  else
+    for_each_component(uint32_t(count), [&](llvm::Value* i) { pack_one(B.CreateZExt(i, B.getInt64Ty())); });
 }
 
 bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
@@ -232,21 +217,16 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
   if (!cache[0] && !cache[1]) return false;
   const kernels::TileMmaPacked& parts = (cache[0] ? cache[0] : cache[1])->parts;
   llvm::Type* ptr = B.getPtrTy();
-  llvm::Type* i8 = B.getInt8Ty();
-  llvm::FunctionType* pack_t = pack_type();
   llvm::Value* packed[2];
   for (uint32_t role = 0; role < 2; ++role) {
-    const uint64_t bytes = role == 0 ? parts.a_bytes : parts.b_bytes;
-    llvm::FunctionCallee pack = M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"), pack_t);
     llvm::Value* src = mem[role] ? mem[role] : matrix_to_memory(value_v(o[role]).v, type(type_of(o[role])));
-    const FunctionState::PackedCache* k = cache[role];
-    llvm::Value* dense = B.getInt64(role == 0 ? d.k : d.n);  // elements between rows
-    if (!k) {  // an operand of its own: packed for this call
-      packed[role] = entry_alloca(i8, bytes, 64);
-      B.CreateCall(pack, {src, dense, packed[role]});
+    if (cache[role]) {
+      packed[role] = packed_copy(*cache[role], packed_slot(var[role], src));
       continue;
     }
-    packed[role] = B.CreateGEP(i8, k->packed, B.CreateMul(packed_slot(var[role], src), B.getInt64(bytes)));
+    // An operand of its own: packed for this call.
+    packed[role] = entry_alloca(B.getInt8Ty(), role == 0 ? parts.a_bytes : parts.b_bytes, 64);
+    B.CreateCall(packer(d, parts, role), {src, B.getInt64(role == 0 ? d.k : d.n), packed[role]});
   }
   llvm::FunctionCallee mma = M_get_function(mma_split_symbol(d, parts, "mma"),
                                             llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false));
@@ -254,10 +234,17 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
   return true;
 }
 
-llvm::FunctionType* Lowerer::pack_type() {
+llvm::FunctionCallee Lowerer::packer(const kernels::TileMmaDesc& d, const kernels::TileMmaPacked& parts,
+                                     uint32_t role) {
   // (source, elements between its rows, packed out), TileMmaPacked::pack_a / pack_b
   llvm::Type* ptr = B.getPtrTy();
-  return llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false);
+  return M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"),
+                        llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false));
+}
+
+llvm::Value* Lowerer::packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot) {
+  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+  return B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)));
 }
 
 bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::function<void()>& plain) {
@@ -290,11 +277,8 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::func
   llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "stored", F.llvm_fn);
   B.CreateCondBr(ok, pack_bb, plain_bb);
   B.SetInsertPoint(pack_bb);
-  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
   llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
-  llvm::FunctionCallee pack = M_get_function(mma_split_symbol(c.desc, c.parts, c.role == 0 ? "a" : "b"), pack_type());
-  llvm::Value* stride = B.CreateUDiv(a.stride, B.getInt64(esz));
-  B.CreateCall(pack, {a.base, stride, B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)))});
+  B.CreateCall(packer(c.desc, c.parts, c.role), {a.base, B.CreateUDiv(a.stride, B.getInt64(esz)), packed_copy(c, slot)});
   B.CreateBr(cont_bb);
   B.SetInsertPoint(plain_bb);
   plain();  // stores the contents, and packs them (refresh_packed())

@@ -312,7 +312,8 @@ class Lowerer {
   bool packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b,
                      llvm::Value* c, llvm::Value* dst);
   llvm::Value* packed_slot(Id variable, llvm::Value* at);
-  llvm::FunctionType* pack_type();
+  // The split kernel's packer of A (role 0) or B; packed_copy() (after FunctionState).
+  llvm::FunctionCallee packer(const kernels::TileMmaDesc& d, const kernels::TileMmaPacked& parts, uint32_t role);
   // OpStore `store` of a matrix just loaded from a buffer into a variable whose contents only
   // its packed copies are read from: packs it from the buffer instead; `plain` emits the
   // ordinary store, for the cases that cannot (a stride the packer cannot take). False when
@@ -499,6 +500,8 @@ class Lowerer {
     std::unordered_set<Id> coopvec_local;  // used only in the defining block, not by its terminator
     uint64_t coopvec_block_bytes = 0, coopvec_peak_bytes = 0;  // local buffers: this block's, the most of any
   } F;
+  // A packed-operand cache's copy number `slot` (lower_coopmat_packed.cpp).
+  llvm::Value* packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot);
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
   bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)

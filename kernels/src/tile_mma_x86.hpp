@@ -308,26 +308,21 @@ struct QuadsFor {
                                   uint32_t* buf, size_t& ld, int32_t* corr, const int32_t*& corr_out) {
       ld = nbpad;
       const uint32_t groups = (kc + 3) / 4;
+      // Whole groups of four rows and whole vectors of columns where Ops has quads16: one
+      // shuffle per 16 quads instead of eight unpacks.
+      bool shuffled = false;
       if constexpr (requires { Ops::quads16(b, ldb, buf); }) {
-        // Whole groups of four rows and whole vectors of columns: one shuffle per 16 quads
-        // (Ops::quads16) instead of eight unpacks.
-        if (kc % 4 == 0 && nb == nbpad && nb % 16 == 0) {
+        shuffled = kc % 4 == 0 && nb == nbpad && nb % 16 == 0;
+        if (shuffled)
           for (uint32_t q = 0; q < groups; ++q)
             for (uint32_t j = 0; j < nb; j += 16) Ops::quads16(b + 4 * q * ldb + j, ldb, buf + q * ld + j);
-        } else {
-          for (uint32_t q = 0; q < groups; ++q) {
-            const uint8_t* rows[4];
-            for (uint32_t i = 0; i < 4; ++i) rows[i] = 4 * q + i < kc ? b + (4 * q + i) * ldb : nullptr;
-            interleave_quads(rows, buf + q * ld, nb, nbpad);
-          }
-        }
-      } else {
+      }
+      if (!shuffled)
         for (uint32_t q = 0; q < groups; ++q) {
           const uint8_t* rows[4];
           for (uint32_t i = 0; i < 4; ++i) rows[i] = 4 * q + i < kc ? b + (4 * q + i) * ldb : nullptr;
           interleave_quads(rows, buf + q * ld, nb, nbpad);
         }
-      }
       corr_out = nullptr;
       if constexpr (kFlip) {
         const uint32_t k80 = 0x80808080u;
