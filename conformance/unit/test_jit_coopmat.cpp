@@ -305,7 +305,7 @@ TEST_CASE("stores to a matrix variable refresh its packed copies") {
 
 TEST_CASE("matrices packed straight from their buffer loads mix with stores that must reach the variable") {
   // packed_direct.comp, replayed in double: A and B tiles packed from the buffers, a B tile
-  // loaded upside down through a negative stride (a plain store at run time), a splat
+  // loaded upside down through a negative stride (its rows gathered at run time), a splat
   // stored into a B variable, and the multiply-adds after each that must see them.
   const uint32_t sg = GENERATE(8u, 32u);
   const uint32_t T = 256, steps = 14;
@@ -342,6 +342,8 @@ TEST_CASE("matrices packed straight from their buffer loads mix with stores that
     // the upside-down B loads pack from the buffer where their stride allows (the other
     // loads' constant strides leave nothing in the IR to tell them from packs of variables)
     CHECK(calls_with_runtime_stride(ir, "call void @coopvk_mma_split.b.") >= 1);
+    // and gather the rows first where it does not (negative here)
+    CHECK(ir.find("call void @coopvk_rt_copy_rows(") != std::string::npos);
   }
   run_words(words, r);
   for (uint32_t i = 0; i < T; ++i) {

@@ -493,17 +493,25 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
     if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
     llvm::Type* ptr = B.getPtrTy();
     llvm::Type* i32 = B.getInt32Ty();
-    llvm::FunctionCallee f = M_get_function(mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false));
+    llvm::FunctionCallee f = M_get_function(
+        mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false), {0, 1, 2});
     B.CreateCall(f, {a, b, c, dst, B.getInt32(d.m), B.getInt32(d.n), B.getInt32(d.k)});
   }
   define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
 }
 
-llvm::FunctionCallee Lowerer::M_get_function(const std::string& name, llvm::FunctionType* ft) {
+llvm::FunctionCallee Lowerer::M_get_function(const std::string& name, llvm::FunctionType* ft,
+                                             std::initializer_list<unsigned> read_only) {
   llvm::FunctionCallee f = M->getOrInsertFunction(name, ft);
   if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
     fn->setDoesNotThrow();
     fn->addFnAttr(llvm::Attribute::NoRecurse);
+    // The kernels' inputs, for LLVM's alias analysis: calls that read a buffer do not
+    // make it forget what it knows of the memory.
+    for (unsigned k : read_only) {
+      fn->addParamAttr(k, llvm::Attribute::ReadOnly);
+      fn->addParamAttr(k, llvm::Attribute::NoCapture);
+    }
   }
   return f;
 }

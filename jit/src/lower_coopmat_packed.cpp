@@ -229,7 +229,7 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
     B.CreateCall(packer(d, parts, role), {src, B.getInt64(role == 0 ? d.k : d.n), packed[role]});
   }
   llvm::FunctionCallee mma = M_get_function(mma_split_symbol(d, parts, "mma"),
-                                            llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false));
+                                            llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr}, false), {0, 1, 2});
   B.CreateCall(mma, {packed[0], packed[1], c, dst});
   return true;
 }
@@ -239,7 +239,7 @@ llvm::FunctionCallee Lowerer::packer(const kernels::TileMmaDesc& d, const kernel
   // (source, elements between its rows, packed out), TileMmaPacked::pack_a / pack_b
   llvm::Type* ptr = B.getPtrTy();
   return M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"),
-                        llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false));
+                        llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false), {0});
 }
 
 llvm::Value* Lowerer::packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot) {
@@ -247,7 +247,7 @@ llvm::Value* Lowerer::packed_copy(const FunctionState::PackedCache& c, llvm::Val
   return B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)));
 }
 
-bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::function<void()>& plain) {
+bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   if (F.packed_caches.empty() || store.operands.size() < 2) return false;
   auto it = F.packed_caches.find(root_variable(store.operands[0]));
   if (it == F.packed_caches.end() || !it->second.direct) return false;
@@ -268,20 +268,29 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store, const std::func
   const TypeInfo& t = type(ld->result_type);
   MatrixAddressing a = matrix_addressing(ld->operands[0], ld->operands[1], ld->operands.size() > 2 ? ld->operands[2] : 0, *ld);
   if (a.column_major || a.bounds) return false;  // the packers read rows; robust loads check each
-  // The packers take the row stride in elements, not negative: other strides store plainly.
+  // The packers take the row stride in elements, not negative: other strides gather the
+  // rows densely first. (Storing the matrix plainly there instead emitted one address per
+  // row, which LLVM computed ahead of the branch, in every iteration of a K loop.)
   const uint64_t esz = layout(t.elem).size;
   llvm::Value* ok = B.CreateAnd(B.CreateICmpSGE(a.stride, B.getInt64(0)),
                                 B.CreateICmpEQ(B.CreateSRem(a.stride, B.getInt64(int64_t(esz))), B.getInt64(0)));
   llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack.buffer", F.llvm_fn);
   llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "store.plain", F.llvm_fn);
   llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "stored", F.llvm_fn);
+  llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
   B.CreateCondBr(ok, pack_bb, plain_bb);
   B.SetInsertPoint(pack_bb);
-  llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
   B.CreateCall(packer(c.desc, c.parts, c.role), {a.base, B.CreateUDiv(a.stride, B.getInt64(esz)), packed_copy(c, slot)});
   B.CreateBr(cont_bb);
   B.SetInsertPoint(plain_bb);
-  plain();  // stores the contents, and packs them (refresh_packed())
+  const uint32_t rows = c.role == 0 ? c.desc.m : c.desc.k, cols = c.role == 0 ? c.desc.k : c.desc.n;
+  llvm::Value* dense = entry_alloca(B.getInt8Ty(), uint64_t(rows) * cols * esz, 64);
+  llvm::Type* ptr = B.getPtrTy();
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::FunctionCallee copy =
+      M_get_function(kCopyRowsSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, i64, ptr, i64, i64}, false), {0});
+  B.CreateCall(copy, {a.base, a.stride, dense, B.getInt64(rows), B.getInt64(cols * esz)});
+  B.CreateCall(packer(c.desc, c.parts, c.role), {dense, B.getInt64(cols), packed_copy(c, slot)});
   B.CreateBr(cont_bb);
   B.SetInsertPoint(cont_bb);
   return true;

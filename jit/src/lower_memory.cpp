@@ -567,8 +567,7 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     }
     case spv::Op::OpStore: {
       Id ptr = o.at(0);
-      auto plain = [&] { store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2)); };
-      if (!store_packed_from_buffer(in, plain)) plain();
+      if (!store_packed_from_buffer(in)) store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2));
       return true;
     }
     case spv::Op::OpArrayLength: {

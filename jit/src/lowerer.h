@@ -315,12 +315,13 @@ class Lowerer {
   // The split kernel's packer of A (role 0) or B; packed_copy() (after FunctionState).
   llvm::FunctionCallee packer(const kernels::TileMmaDesc& d, const kernels::TileMmaPacked& parts, uint32_t role);
   // OpStore `store` of a matrix just loaded from a buffer into a variable whose contents only
-  // its packed copies are read from: packs it from the buffer instead; `plain` emits the
-  // ordinary store, for the cases that cannot (a stride the packer cannot take). False when
-  // the store is not such a store (nothing emitted).
-  bool store_packed_from_buffer(const Instruction& store, const std::function<void()>& plain);
+  // its packed copies are read from: packs it from the buffer instead. False when the store
+  // is not such a store (nothing emitted).
+  bool store_packed_from_buffer(const Instruction& store);
   Id root_variable(Id pointer) const;
-  llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft);
+  // read_only: the parameters through which the function only reads.
+  llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft,
+                                      std::initializer_list<unsigned> read_only = {});
   bool lower_coopmat(const Instruction& in);
   // SPV_EXT_cooperative_matrix_maintenance1 (lower_coopmat_ext.cpp).
   bool lower_coopmat_ext(const Instruction& in);

@@ -53,6 +53,12 @@ extern "C" void coopvk_rt_transpose(const void* src, int64_t src_stride, void* d
   kernels::transpose_elements(src, src_stride, dst, dst_stride, rows, cols, esz);
 }
 
+extern "C" void coopvk_rt_copy_rows(const void* src, int64_t src_stride, void* dst, uint64_t rows, uint64_t row_bytes) {
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  for (uint64_t r = 0; r < rows; ++r) std::memcpy(d + r * row_bytes, s + int64_t(r) * src_stride, row_bytes);
+}
+
 }  // namespace
 
 std::string mma_symbol(const kernels::TileMmaDesc& d) {
@@ -128,6 +134,7 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == kCoopVecOuterSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_outer);
   if (name == kCoopVecReduceSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_reduce);
   if (name == kTransposeSymbol) return reinterpret_cast<void*>(&coopvk_rt_transpose);
+  if (name == kCopyRowsSymbol) return reinterpret_cast<void*>(&coopvk_rt_copy_rows);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

@@ -38,7 +38,8 @@ namespace coopvk::jit {
 // 2: the split-form packers take the source's row stride.
 // 3: serialized shaders say whether they need the runner's fiber stacks.
 // 4: the split form has mma2 (two multiply-adds sharing A), which compiled code calls.
-constexpr int kRuntimeAbi = 4;
+// 5: coopvk_rt_copy_rows, which compiled code calls.
+constexpr int kRuntimeAbi = 5;
 
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 // void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)
@@ -53,6 +54,9 @@ constexpr const char* kCoopVecReduceSymbol = "coopvk_rt_coopvec_reduce";
 // void (const void* src, int64_t src_stride, void* dst, int64_t dst_stride, uint32_t rows,
 //       uint32_t cols, uint32_t esz): kernels::transpose_elements
 constexpr const char* kTransposeSymbol = "coopvk_rt_transpose";
+// void (const void* src, int64_t src_stride, void* dst, uint64_t rows, uint64_t row_bytes):
+// rows row_bytes long, src_stride bytes apart (any sign), to dst back to back
+constexpr const char* kCopyRowsSymbol = "coopvk_rt_copy_rows";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);
