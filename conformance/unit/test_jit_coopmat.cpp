@@ -226,6 +226,15 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
     CHECK(occurrences(ir, "call void @coopvk_mma_split.mma2.") == 2);
     CHECK(occurrences(ir, "call void @coopvk_mma_split.mma.") == 0);
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 0);
+    // The 8-bit GEMM's four subgroups take turns at each K step and copy the tiles another
+    // packed (lower_interleave.cpp, the memo's stores marked); the f16 one runs them in
+    // turn, each to its end.
+    const bool interleaved = g.a == NumberFormat::I8;
+    CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == (interleaved ? 1u : 0u));
+    CHECK((occurrences(ir, "!coopvk.pack_bookkeeping") > 0) == interleaved);
+    CHECK(cr.shader->interleaves_subgroups == interleaved);
+    CHECK((cr.shader->pack_sites > 0) == interleaved);
+    CHECK((cr.shader->range_fn == nullptr) == interleaved);
   } else {  // a kernel arch without split forms: the whole kernel per multiply-add
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 4);
   }
@@ -238,6 +247,94 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
       INFO("(" << i << ", " << j << ")");
       REQUIRE(get(D, i * N + j, g.c) == want);
     }
+}
+
+TEST_CASE("a subgroup sees its own stores to a tile the interleaved subgroups share") {
+  // packed_shared_write.comp: four subgroups load the same two 8-bit A tiles and one B tile
+  // every step; the last rewrites the first A tile's first row (one element per lane)
+  // before each of its loads. The others pack the tiles first each step, so a copy of their
+  // packing would miss the store: the store must move the pack epoch. Replayed in double
+  // for the last subgroup (the others race with its stores).
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t subgroups = 4, steps = 9, lanes = std::min(sg, 32u);
+  using NF = NumberFormat;
+  std::vector<uint8_t> A(2 * 16 * 32), Bm(32 * 16), D(subgroups * 2 * 256 * 4);
+  std::mt19937 rng(5 + sg);
+  std::uniform_int_distribution<int> dist(-9, 9);
+  std::vector<double> av(A.size()), bv(Bm.size());
+  for (size_t i = 0; i < av.size(); ++i) put(A, i, NF::I8, av[i] = dist(rng));
+  for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, NF::I8, bv[i] = dist(rng));
+  std::vector<double> want(2 * 256, 0.0);
+  for (uint32_t s = 0; s < steps; ++s) {
+    for (uint32_t i = 0; i < lanes; ++i) av[i] = double(int(s) - int(i));
+    for (uint32_t t = 0; t < 2; ++t)
+      for (uint32_t i = 0; i < 16; ++i)
+        for (uint32_t j = 0; j < 16; ++j)
+          for (uint32_t k = 0; k < 32; ++k) want[t * 256 + i * 16 + j] += av[t * 512 + i * 32 + k] * bv[k * 16 + j];
+  }
+  Run r;
+  r.buffers = {&A, &Bm, &D};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 32, uint8_t(NF::I8), uint8_t(NF::I8), uint8_t(NF::I32), uint8_t(NF::I32), false}};
+  r.spec = {spec_u32(0, subgroups * sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps});
+  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_shared_write");
+  INFO("subgroup " << sg);
+  kernels::TileMmaPacked parts;
+  if (kernels::tile_mma_packed({NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &parts)) {
+    jit::CompileResult cr;
+    const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+    CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == 1);
+    CHECK(cr.shader->pack_sites == 2);  // the A and the B loads
+  }
+  run_words(words, r);
+  for (uint32_t i = 0; i < 2 * 256; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, (subgroups - 1) * 512 + i, NF::I32) == want[i]);
+  }
+}
+
+TEST_CASE("a subgroup does not copy a shared tile whose packed copy holds another one since") {
+  // packed_shared_stale.comp: at step s the first of two subgroups loads A tile s % 4, the
+  // second tile (s - 1) % 4, which the first packed a step before into the copy it has just
+  // packed tile s % 4 into. Replayed in double for both.
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t subgroups = 2, steps = 7;
+  using NF = NumberFormat;
+  std::vector<uint8_t> A(4 * 16 * 32), Bm(32 * 16), D(subgroups * 256 * 4);
+  std::mt19937 rng(17 + sg);
+  std::uniform_int_distribution<int> dist(-9, 9);
+  std::vector<double> av(A.size()), bv(Bm.size());
+  for (size_t i = 0; i < av.size(); ++i) put(A, i, NF::I8, av[i] = dist(rng));
+  for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, NF::I8, bv[i] = dist(rng));
+  std::vector<double> want(subgroups * 256, 0.0);
+  for (uint32_t g = 0; g < subgroups; ++g)
+    for (uint32_t s = 0; s < steps; ++s) {
+      const uint32_t t = (s + 4 - g) % 4;
+      for (uint32_t i = 0; i < 16; ++i)
+        for (uint32_t j = 0; j < 16; ++j)
+          for (uint32_t k = 0; k < 32; ++k) want[g * 256 + i * 16 + j] += av[t * 512 + i * 32 + k] * bv[k * 16 + j];
+    }
+  Run r;
+  r.buffers = {&A, &Bm, &D};
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 32, uint8_t(NF::I8), uint8_t(NF::I8), uint8_t(NF::I32), uint8_t(NF::I32), false}};
+  r.spec = {spec_u32(0, subgroups * sg)};
+  r.push = bytes_of(std::vector<uint32_t>{steps});
+  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_shared_stale");
+  INFO("subgroup " << sg);
+  kernels::TileMmaPacked parts;
+  if (kernels::tile_mma_packed({NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &parts)) {
+    jit::CompileResult cr;
+    const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+    CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == 1);
+    CHECK(cr.shader->pack_sites == 2);
+  }
+  run_words(words, r);
+  for (uint32_t i = 0; i < subgroups * 256; ++i) {
+    INFO("element " << i);
+    REQUIRE(get(D, i, NF::I32) == want[i]);
+  }
 }
 
 namespace {

@@ -298,6 +298,7 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
   for (uint32_t p = 0; p < g.order.size(); ++p) emit_block(p);
 
   B.SetInsertPoint(F.exit_bb);
+  end_shared_packs();
   if (ret_t->isVoidTy()) B.CreateRetVoid();
   else B.CreateRet(B.CreateLoad(ret_t, F.ret_slot));
 }
@@ -324,6 +325,7 @@ void Lowerer::emit_block(uint32_t pos) {
   F.values.clear();
   F.splats.clear();
   F.current_block = index;
+  emit_subgroup_yield(index);
   const std::vector<std::vector<Id>> coopvec_ends = coopvec_block_ends(blk);
   for (size_t j = 0; j < blk.body.size(); ++j) {
     const Instruction& in = blk.body[j];

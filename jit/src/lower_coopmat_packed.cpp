@@ -37,6 +37,9 @@ bool is_chain(const Instruction* in) {
   return in && (in->opcode == uint16_t(Op::OpAccessChain) || in->opcode == uint16_t(Op::OpInBoundsAccessChain));
 }
 
+// Room for a shared packed copy's tag (lower_interleave.cpp), keeping the copy 64-byte aligned.
+constexpr uint64_t kTagBytes = 64;
+
 bool same_desc(const kernels::TileMmaDesc& x, const kernels::TileMmaDesc& y) {
   return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d && x.m == y.m && x.n == y.n && x.k == y.k &&
          x.saturate == y.saturate;
@@ -153,11 +156,14 @@ void Lowerer::plan_packed_operands() {
     c.matrix_bytes = dl.getTypeAllocSize(matrix_type(matrix_of.at(var)));
     c.matrices = dl.getTypeAllocSize(lane_rep_type(type(type_of(var)).elem)) / c.matrix_bytes;
     const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
-    c.packed = entry_alloca(B.getInt8Ty(), c.matrices * bytes, 64);
+    c.stride = bytes;
     // The packers read dense rows, which the variable's matrices must then have too.
     llvm::Type* row = matrix_type(matrix_of.at(var))->getArrayElementType();
     const TypeInfo& mt = type(matrix_of.at(var));
     c.direct = !keep_whole.count(var) && dl.getTypeAllocSize(row) == uint64_t(mt.cols) * layout(mt.elem).size;
+    c.shared = c.direct && interleaves_subgroups;
+    if (c.shared) c.stride = kTagBytes + (bytes + 63) / 64 * 64;  // 64-byte aligned copies
+    c.packed = entry_alloca(B.getInt8Ty(), c.matrices * c.stride, 64);
     F.packed_caches.emplace(var, c);
   }
 }
@@ -182,7 +188,9 @@ void Lowerer::refresh_packed(Id pointer, Id value_type) {
   llvm::Value* dense = B.getInt64(c.role == 0 ? c.desc.k : c.desc.n);
   auto pack_one = [&](llvm::Value* i) {  // i (i64): index among the matrices written
     llvm::Value* src = B.CreateGEP(B.getInt8Ty(), at, B.CreateMul(i, B.getInt64(c.matrix_bytes)));
-    B.CreateCall(pack, {src, dense, packed_copy(c, B.CreateAdd(first, i))});
+    llvm::Value* slot = B.CreateAdd(first, i);
+    B.CreateCall(pack, {src, dense, packed_copy(c, slot)});
+    clear_pack_tag(c, slot);
   };
   if (count == 1)
     pack_one(B.getInt64(0));
@@ -243,8 +251,9 @@ llvm::FunctionCallee Lowerer::packer(const kernels::TileMmaDesc& d, const kernel
 }
 
 llvm::Value* Lowerer::packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot) {
-  const uint64_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
-  return B.CreateGEP(B.getInt8Ty(), c.packed, B.CreateMul(slot, B.getInt64(bytes)));
+  llvm::Value* at = B.CreateMul(slot, B.getInt64(c.stride));
+  if (c.shared) at = B.CreateAdd(at, B.getInt64(kTagBytes));
+  return B.CreateGEP(B.getInt8Ty(), c.packed, at);
 }
 
 bool Lowerer::store_packed_from_buffer(const Instruction& store) {
@@ -280,7 +289,7 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
   B.CreateCondBr(ok, pack_bb, plain_bb);
   B.SetInsertPoint(pack_bb);
-  B.CreateCall(packer(c.desc, c.parts, c.role), {a.base, B.CreateUDiv(a.stride, B.getInt64(esz)), packed_copy(c, slot)});
+  emit_pack(c, slot, a.base, B.CreateUDiv(a.stride, B.getInt64(esz)));
   B.CreateBr(cont_bb);
   B.SetInsertPoint(plain_bb);
   const uint32_t rows = c.role == 0 ? c.desc.m : c.desc.k, cols = c.role == 0 ? c.desc.k : c.desc.n;
@@ -291,6 +300,7 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
       M_get_function(kCopyRowsSymbol, llvm::FunctionType::get(B.getVoidTy(), {ptr, i64, ptr, i64, i64}, false), {0});
   B.CreateCall(copy, {a.base, a.stride, dense, B.getInt64(rows), B.getInt64(cols * esz)});
   B.CreateCall(packer(c.desc, c.parts, c.role), {dense, B.getInt64(cols), packed_copy(c, slot)});
+  clear_pack_tag(c, slot);
   B.CreateBr(cont_bb);
   B.SetInsertPoint(cont_bb);
   return true;

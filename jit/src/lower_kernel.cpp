@@ -198,7 +198,7 @@ void Lowerer::emit_kernel(Id entry_fn) {
     B.CreateCall(body, args);
     B.CreateRetVoid();
   }
-  if (uses_barrier || shared_memory_bytes) return;
+  if (uses_barrier || shared_memory_bytes || interleaves_subgroups) return;
   // Workgroups [first, first + count), every subgroup of each (shader_abi.h).
   auto* fty = llvm::FunctionType::get(B.getVoidTy(), {B.getPtrTy(), B.getPtrTy(), i64, i64}, false);
   auto* rf = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kRangeName, M.get());

@@ -208,6 +208,7 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     uniformity = &uniformity_data_;
   }
   plan_globals();
+  plan_subgroup_interleaving();
 
   // Declare every function, then lower them.
   for (const Function& fn : m.functions) {
@@ -226,6 +227,7 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     functions[fn.def.result] = lf;
   }
   for (const Function& fn : m.functions) lower_function(fn, fn.def.result == ep->function);
+  for (auto& [id, lf] : functions) mark_shared_writes(*lf);
   emit_kernel(ep->function);
   scratch_fn->eraseFromParent();
 

@@ -134,6 +134,8 @@ class Lowerer {
   uint32_t local_size[3] = {1, 1, 1};
   uint32_t shared_memory_bytes = 0;
   bool uses_barrier = false;
+  bool interleaves_subgroups = false;  // CompiledShader::interleaves_subgroups
+  uint32_t pack_sites = 0;             // CompiledShader::pack_sites
 
   // ---- shared helpers (defined across lower_*.cpp) ---------------------------------
   const Module& m;
@@ -319,6 +321,18 @@ class Lowerer {
   // is not such a store (nothing emitted).
   bool store_packed_from_buffer(const Instruction& store);
   Id root_variable(Id pointer) const;
+  // Interleaved subgroups (lower_interleave.cpp): which loops yield to the next subgroup
+  // each iteration; the yield at the start of such a loop's continue target; the
+  // pack_epoch bumps after what may write memory other invocations see, and at a
+  // function's exit, where its packed copies are gone; marking the stores of the epoch
+  // and the memo themselves, which are none of those.
+  void plan_subgroup_interleaving();
+  void emit_subgroup_yield(uint32_t block);
+  void mark_shared_writes(llvm::Function& lf);
+  void bump_pack_epoch();
+  void end_shared_packs();
+  void bookkeeping(llvm::Instruction* store);
+  std::vector<std::vector<bool>> yield_blocks_;  // [function index][block index]
   // read_only: the parameters through which the function only reads.
   llvm::FunctionCallee M_get_function(const std::string& name, llvm::FunctionType* ft,
                                       std::initializer_list<unsigned> read_only = {});
@@ -492,6 +506,10 @@ class Lowerer {
       // there straight from a buffer load is packed from the buffer and not written to the
       // variable (store_packed_from_buffer()): the packed copy is then the only current one.
       bool direct = false;
+      // Subgroups interleaved, a direct variable's packs are shared (emit_pack()): each
+      // packed copy has a tag in front saying which tile it holds.
+      bool shared = false;
+      uint64_t stride = 0;  // bytes from one packed copy to the next
     };
     std::unordered_map<Id, PackedCache> packed_caches;
     // Cooperative vectors: the frame buffer of each value or variable id, and the
@@ -503,6 +521,11 @@ class Lowerer {
   } F;
   // A packed-operand cache's copy number `slot` (lower_coopmat_packed.cpp).
   llvm::Value* packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot);
+  // Matrix `slot` of a direct variable packed from the buffer at src, ld elements apart,
+  // or copied from another subgroup's copy when shared (lower_interleave.cpp); a copy
+  // written otherwise has its tag cleared.
+  void emit_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src, llvm::Value* ld);
+  void clear_pack_tag(const FunctionState::PackedCache& c, llvm::Value* slot);
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
   bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)

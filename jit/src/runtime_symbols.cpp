@@ -128,6 +128,7 @@ std::string mma_split_symbol(const kernels::TileMmaDesc& d, const kernels::TileM
 void* runtime_symbol_address(const std::string& name) {
   if (void* p = split_part_address(name)) return p;
   if (name == "coopvk_jit_workgroup_barrier") return reinterpret_cast<void*>(&coopvk_jit_workgroup_barrier);
+  if (name == "coopvk_jit_subgroup_yield") return reinterpret_cast<void*>(&coopvk_jit_subgroup_yield);
   if (name == kConvertSymbol) return reinterpret_cast<void*>(&coopvk_rt_convert);
   if (name == kCoopVecMatMulSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul);
   if (name == kCoopVecMatMulLanesSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_matmul_lanes);

@@ -2,7 +2,8 @@
 // their names (a generator in compiler.cpp), never by an address frozen into the code,
 // so a pipeline cache blob from another run links to this run's kernels.
 //
-//   coopvk_jit_workgroup_barrier           the workgroup runner (shader_abi.h)
+//   coopvk_jit_workgroup_barrier, coopvk_jit_subgroup_yield
+//                                          the workgroup runner (shader_abi.h)
 //   coopvk_rt_convert                      kernels::convert() for bfloat16 / float8 values
 //   coopvk_rt_coopvec_matmul / _outer / _reduce
 //                                          kernels/coopvec_ops.h, one invocation per call
@@ -39,7 +40,11 @@ namespace coopvk::jit {
 // 3: serialized shaders say whether they need the runner's fiber stacks.
 // 4: the split form has mma2 (two multiply-adds sharing A), which compiled code calls.
 // 5: coopvk_rt_copy_rows, which compiled code calls.
-constexpr int kRuntimeAbi = 5;
+// 6: WorkgroupState::pack_epoch and pack_memo, coopvk_jit_subgroup_yield; serialized
+//    shaders say whether they interleave their subgroups, and their pack sites.
+constexpr int kRuntimeAbi = 6;
+// More pack sites than this in one shader share nothing beyond (lower_interleave.cpp).
+constexpr uint32_t kMaxPackSites = 256;
 
 constexpr const char* kConvertSymbol = "coopvk_rt_convert";
 // void (const kernels::CoopVecMatMulDesc*, const kernels::CoopVecMatMulArgs*)

@@ -31,6 +31,21 @@
 // silently corrupting a neighbour. Pages are only touched when used, so generous stacks
 // cost address space, not memory.
 //
+// Shaders without barriers whose loops load and multiply cooperative matrices (a tiled GEMM:
+// several subgroups per workgroup, each walking K over its own block of tiles) also run as
+// fibers: coopvk_jit_subgroup_yield() at each iteration switches to the next subgroup, the
+// same switch a barrier makes. Subgroups that share tiles (two use each A tile, two each B
+// tile in a 2x2 grid) then load them one after the other instead of a whole K loop apart.
+// Run to its end first, a subgroup's panel of B rows at a power-of-two row stride maps to a
+// few cache sets only and is gone from every cache level but L3 before the next subgroup
+// needs it. And a tile packed for the multiply-add by one subgroup is copied by the next
+// that loads it (lower_interleave.cpp, WorkgroupState::pack_memo): packing 8-bit B tiles
+// for vpdpbusd cost 80% as much as the multiply-adds. Any interleaving of the subgroups of
+// a barrier-free workgroup is an execution the memory model allows, and so is reusing what
+// another subgroup packed as long as nothing could have written the memory since: compiled
+// code bumps WorkgroupState::pack_epoch after every store other invocations could see,
+// every atomic and every barrier or fence, and the runner at each workgroup.
+//
 // Workgroup memory is zeroed before every workgroup. Vulkan leaves it undefined unless
 // shaderZeroInitializeWorkgroupMemory is enabled (then only variables with an initializer
 // are zeroed), so zeroing is always allowed; it makes results deterministic and costs a
@@ -173,9 +188,14 @@ struct FiberScheduler {
   const CompiledShader* shader = nullptr;
   const DispatchState* ds = nullptr;
   WorkgroupState ws{};
+  // WorkgroupState::pack_memo, grown on demand, kept across workgroups (its entries carry
+  // their epoch), zeroed when made (epoch 0 is no workgroup's).
+  uint8_t* memo = nullptr;
+  size_t memo_capacity = 0;
 
   ~FiberScheduler() {
     std::free(shared);
+    std::free(memo);
     for (Stack& s : stacks) munmap(s.mapping, s.mapping_bytes);
 #if COOPVK_TSAN_FIBERS
     // No fiber is running here (run_fibers returns only when all are done), so none of
@@ -192,6 +212,14 @@ struct FiberScheduler {
     shared = static_cast<uint8_t*>(std::aligned_alloc(kSharedAlign, rounded));
     if (!shared) fatal("out of memory for workgroup shared memory");
     shared_capacity = rounded;
+  }
+
+  void ensure_memo(size_t bytes) {
+    if (bytes <= memo_capacity) return;
+    std::free(memo);
+    memo = static_cast<uint8_t*>(std::calloc(1, bytes));
+    if (!memo) fatal("out of memory for the packed-tile memo");
+    memo_capacity = bytes;
   }
 
   void ensure_stacks(uint32_t n) {
@@ -227,7 +255,9 @@ struct FiberScheduler {
     return n;
   }
 
-  void barrier() {
+  // Switches to the next live fiber, if there is another: a barrier (in shaders whose
+  // fibers switch only at barriers) and a yield (in shaders without barriers).
+  void switch_to_next() {
     uint32_t me = current;
     uint32_t next = next_live(me);
     if (next == me || next == shader->subgroups_per_workgroup) return;  // alone: nothing to wait for
@@ -350,11 +380,18 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
     ws.shared_memory = nullptr;
   }
 
+  ws.pack_epoch++;  // what an earlier workgroup packed is not this one's to reuse
+  if (shader.pack_sites) {
+    im.ensure_memo(size_t(shader.pack_sites) * kPackMemoSiteBytes);
+    ws.pack_memo = im.memo;
+  }
+
   const uint32_t n = shader.subgroups_per_workgroup;
-  // One subgroup has nobody to wait for: a barrier is then a no-op (see barrier()).
-  if ((!shader.uses_workgroup_barrier || n <= 1) && !shader.needs_fiber_stack) {
+  // One subgroup has nobody to wait for or yield to: a barrier or yield is then a no-op.
+  const bool switches = shader.uses_workgroup_barrier || shader.interleaves_subgroups;
+  if ((!switches || n <= 1) && !shader.needs_fiber_stack) {
     im.current = 0;
-    im.live = 0;  // barrier() finds no fiber and returns at once
+    im.live = 0;  // switch_to_next() is not called without fibers
     for (uint32_t s = 0; s < n; ++s) shader.fn(&ds, &ws, s);
     return;
   }
@@ -393,5 +430,11 @@ extern "C" __attribute__((visibility("hidden"), used)) COOPVK_TSAN_FIBER_ROOT vo
 extern "C" void coopvk_jit_workgroup_barrier(coopvk::jit::WorkgroupState* ws) {
   auto* im = static_cast<coopvk::jit::FiberScheduler*>(ws->scheduler);
   if (im->live == 0) return;  // not running as fibers: only one subgroup, or no barriers
-  im->barrier();
+  im->switch_to_next();
+}
+
+extern "C" void coopvk_jit_subgroup_yield(coopvk::jit::WorkgroupState* ws) {
+  auto* im = static_cast<coopvk::jit::FiberScheduler*>(ws->scheduler);
+  if (im->live == 0) return;  // one subgroup, or not running as fibers
+  im->switch_to_next();
 }

@@ -106,6 +106,11 @@ struct CompiledShader {
   // Its frames are too large for any thread's stack (cooperative vectors, lowerer.h): the
   // workgroup runner runs its subgroups on its own fiber stacks, barriers or not.
   bool needs_fiber_stack = false;
+  // Its loops over cooperative-matrix tiles yield to the next subgroup every iteration
+  // (coopvk_jit_subgroup_yield): the runner runs its subgroups as fibers when there are
+  // several, and it has no range_fn.
+  bool interleaves_subgroups = false;
+  uint32_t pack_sites = 0;  // records of WorkgroupState::pack_memo its code uses
   std::shared_ptr<void> keep_alive;  // owns the JIT'd code (the ORC resources)
   std::vector<uint8_t> object_code;   // the relocatable object it was linked from
 };

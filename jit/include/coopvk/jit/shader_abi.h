@@ -40,6 +40,14 @@ struct WorkgroupState {
   uint32_t pad_;
   uint8_t* shared_memory;    // Workgroup storage, CompiledShader::shared_memory_bytes
   void* scheduler;           // runtime-private: fiber scheduler for barriers
+  // Shared packing (lower_interleave.cpp), in shaders that interleave their subgroups.
+  // pack_epoch is bumped by the runner at every workgroup and by compiled code after
+  // everything that may write memory other invocations see (or make their writes visible
+  // to this one: atomics, barriers) and at the end of a function's packed copies: a tile
+  // packed at another epoch is not reused. pack_memo: CompiledShader::pack_sites records of
+  // kPackMemoSiteBytes, where compiled code notes the tiles each site packed last.
+  uint64_t pack_epoch;
+  uint8_t* pack_memo;
 };
 
 // Signature of compiled code.
@@ -53,5 +61,14 @@ using WorkgroupRangeFn = void (*)(const DispatchState* ds, WorkgroupState* ws, u
 
 // Called by compiled code at OpControlBarrier with Workgroup execution scope.
 extern "C" void coopvk_jit_workgroup_barrier(WorkgroupState* ws);
+// Called by compiled code of shaders without workgroup barriers
+// (CompiledShader::interleaves_subgroups) once per iteration of a loop that loads and
+// multiplies cooperative matrices: lets the next subgroup of the workgroup run its
+// iteration, so that subgroups loading the same tiles load them while they are in cache.
+extern "C" void coopvk_jit_subgroup_yield(WorkgroupState* ws);
+// A pack_memo record: kPackMemoEntries entries of {const void* src; uint64_t ld; uint64_t
+// epoch; void* packed}, then the index of the entry to replace next (uint32_t).
+constexpr uint32_t kPackMemoEntries = 4;
+constexpr uint32_t kPackMemoSiteBytes = 192;
 
 }  // namespace coopvk::jit
