@@ -137,14 +137,21 @@ void Lowerer::emit_pack(const FunctionState::PackedCache& c, llvm::Value* slot, 
   auto field = [&](llvm::Value* base, int64_t at, llvm::Type* t) {
     return B.CreateLoad(t, B.CreateConstGEP1_64(i8, base, uint64_t(at)));
   };
-  llvm::Value* from = llvm::ConstantPointerNull::get(B.getPtrTy());
-  for (int e = int(kPackMemoEntries) - 1; e >= 0; --e) {  // the first match wins
+  // The first matching entry, without a branch (which entry matches changes from one
+  // subgroup to the next, and mispredicted branches cost as much as the copy): the index of
+  // the lowest bit of the match mask, 4 when none matches, whose `packed` is always null.
+  llvm::Value* matches = B.getInt32(1u << kPackMemoEntries);
+  for (uint32_t e = 0; e < kPackMemoEntries; ++e) {
     const int64_t at = int64_t(e) * 32;
     llvm::Value* same = B.CreateAnd(B.CreateAnd(B.CreateICmpEQ(field(memo, at, i64), src_bits),
                                                 B.CreateICmpEQ(field(memo, at + 8, i64), ld)),
                                     B.CreateICmpEQ(field(memo, at + 16, i64), epoch));
-    from = B.CreateSelect(same, field(memo, at + 24, ptr), from);
+    matches = B.CreateOr(matches, B.CreateShl(B.CreateZExt(same, i32), e));
   }
+  llvm::Value* first = B.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, matches, B.getTrue());
+  llvm::Value* from =
+      B.CreateLoad(ptr, B.CreateGEP(i8, memo, B.CreateAdd(B.CreateZExt(B.CreateMul(first, B.getInt32(32)), i64),
+                                                          B.getInt64(24))));
   llvm::BasicBlock* check_bb = llvm::BasicBlock::Create(C, "shared.check", F.llvm_fn);
   llvm::BasicBlock* copy_bb = llvm::BasicBlock::Create(C, "shared.copy", F.llvm_fn);
   llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "shared.pack", F.llvm_fn);
@@ -167,7 +174,7 @@ void Lowerer::emit_pack(const FunctionState::PackedCache& c, llvm::Value* slot, 
   B.CreateBr(done_bb);
   B.SetInsertPoint(pack_bb);
   B.CreateCall(pack, {src, ld, out});
-  llvm::Value* next_at = B.CreateConstGEP1_64(i8, memo, kPackMemoEntries * 32);
+  llvm::Value* next_at = B.CreateConstGEP1_64(i8, memo, kPackMemoNext);
   llvm::Value* next = B.CreateLoad(i32, next_at);
   llvm::Value* entry = B.CreateGEP(i8, memo, B.CreateZExt(B.CreateMul(next, B.getInt32(32)), i64));
   bookkeeping(B.CreateStore(src, entry));

@@ -67,8 +67,11 @@ extern "C" void coopvk_jit_workgroup_barrier(WorkgroupState* ws);
 // iteration, so that subgroups loading the same tiles load them while they are in cache.
 extern "C" void coopvk_jit_subgroup_yield(WorkgroupState* ws);
 // A pack_memo record: kPackMemoEntries entries of {const void* src; uint64_t ld; uint64_t
-// epoch; void* packed}, then the index of the entry to replace next (uint32_t).
+// epoch; void* packed}, a fifth whose `packed` stays null (what a lookup finding none
+// reads), then at kPackMemoNext the index of the entry to replace next (uint32_t). Zero
+// when made.
 constexpr uint32_t kPackMemoEntries = 4;
+constexpr uint32_t kPackMemoNext = 160;
 constexpr uint32_t kPackMemoSiteBytes = 192;
 
 }  // namespace coopvk::jit
