@@ -1,10 +1,13 @@
 // WorkgroupRunner with hand-written C++ functions standing in for JIT-compiled subgroups:
 // barrier semantics (nobody passes until everybody arrived), several barriers in a row,
-// the no-barrier path, shared memory zeroing, workgroup ids, and stack reuse across
-// many workgroups.
+// the no-barrier path, yields, MXCSR across switches, shared memory zeroing, workgroup
+// ids, and stack reuse across many workgroups.
 #include <catch2/catch_test_macros.hpp>
 
 #include <pthread.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include <atomic>
 #include <cstring>
@@ -109,6 +112,30 @@ struct Harness {
   }
 };
 
+// Three steps each, yielding after every one: interleaved, the steps go round the subgroups.
+void yield_steps(const DispatchState* ds, WorkgroupState* ws, uint32_t s) {
+  auto* shared = reinterpret_cast<uint32_t*>(ws->shared_memory);
+  for (uint32_t step = 0; step < 3; ++step) {
+    out_words(ds)[shared[0]++] = step * 100 + s;
+    coopvk_jit_subgroup_yield(ws);
+  }
+}
+
+#if defined(__x86_64__)
+// Each subgroup runs with a rounding mode of its own (MXCSR bits 13-14) across barriers,
+// which switch to fibers running with the others'.
+void own_rounding(const DispatchState* ds, WorkgroupState* ws, uint32_t s) {
+  const uint32_t mine = 0x1F80u | (s % 4) << 13;
+  _mm_setcsr(mine);
+  bool kept = true;
+  for (uint32_t p = 0; p < 3; ++p) {
+    coopvk_jit_workgroup_barrier(ws);
+    kept = kept && _mm_getcsr() == mine;
+  }
+  out_words(ds)[s] = kept ? 1 : 0;
+}
+#endif
+
 CompiledShader make_shader(SubgroupFn fn, uint32_t subgroups, uint32_t shared_bytes, bool barriers) {
   CompiledShader sh;
   sh.fn = fn;
@@ -154,6 +181,38 @@ TEST_CASE("without barriers subgroups run in order with the workgroup id") {
     CHECK(h.out[16 + s] == 3 + 500 + 70000);
   }
 }
+
+TEST_CASE("yields take the subgroups of an interleaving shader round in turn") {
+  Harness h;
+  WorkgroupRunner runner;
+  CompiledShader sh = make_shader(yield_steps, kSubgroups, 64, false);
+  sh.interleaves_subgroups = true;
+  const uint32_t wg[3] = {0, 0, 0};
+  runner.run(sh, h.ds, wg);
+  for (uint32_t i = 0; i < 3 * kSubgroups; ++i) CHECK(h.out[i] == (i / kSubgroups) * 100 + i % kSubgroups);
+  // Without asking for it, each subgroup runs to its end first (the yields do nothing).
+  Harness h2;
+  sh.interleaves_subgroups = false;
+  runner.run(sh, h2.ds, wg);
+  for (uint32_t i = 0; i < 3 * kSubgroups; ++i) CHECK(h2.out[i] == (i % 3) * 100 + i / 3);
+}
+
+#if defined(__x86_64__)
+TEST_CASE("fiber switches keep each subgroup's MXCSR and give the runner its own back") {
+  Harness h;
+  WorkgroupRunner runner;
+  CompiledShader sh = make_shader(own_rounding, kSubgroups, 0, true);
+  const uint32_t wg[3] = {0, 0, 0};
+  const uint32_t before = _mm_getcsr();
+  const uint32_t flush = 0x9FC0;  // FTZ and DAZ, round to nearest
+  _mm_setcsr(flush);
+  for (int rep = 0; rep < 2; ++rep) runner.run(sh, h.ds, wg);
+  const uint32_t after = _mm_getcsr();
+  _mm_setcsr(before);
+  CHECK(after == flush);
+  for (uint32_t s = 0; s < kSubgroups; ++s) CHECK(h.out[s] == 1);
+}
+#endif
 
 TEST_CASE("each fiber has its own stack") {
   Harness h;

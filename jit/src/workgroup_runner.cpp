@@ -76,7 +76,10 @@
 // void coopvk_fiber_switch(void** save_sp, void* load_sp): saves the callee-saved state
 // on the current stack, stores the stack pointer in *save_sp, and resumes the context
 // whose stack pointer is load_sp (System V AMD64 ABI: rbx, rbp, r12-r15, MXCSR and the
-// x87 control word are callee-saved).
+// x87 control word are callee-saved). MXCSR and the control word are loaded only where
+// they differ from the ones saved: both loads are microcoded, and interleaved subgroups
+// switch once per K step (their fibers all run with the same).
+// (rax and rcx are scratch: caller-saved, and no argument comes back in them.)
 // coopvk_fiber_start: first "return address" of a new fiber; its FiberScheduler* was
 // planted in r12's slot.
 asm(R"(
@@ -95,9 +98,18 @@ coopvk_fiber_switch:
   stmxcsr (%rsp)
   fnstcw 4(%rsp)
   movq %rsp, (%rdi)
+  movq %rsp, %rax
   movq %rsi, %rsp
+  movl (%rsp), %ecx
+  cmpl (%rax), %ecx
+  je 1f
   ldmxcsr (%rsp)
+1:
+  movzwl 4(%rsp), %ecx
+  cmpw 4(%rax), %cx
+  je 2f
   fldcw 4(%rsp)
+2:
   addq $8, %rsp
   popq %r15
   popq %r14
@@ -248,8 +260,9 @@ struct FiberScheduler {
   // only live one; n if none is live.
   uint32_t next_live(uint32_t from) const {
     const uint32_t n = shader->subgroups_per_workgroup;
+    uint32_t i = from;
     for (uint32_t k = 1; k <= n; ++k) {
-      uint32_t i = (from + k) % n;
+      i = i + 1 == n ? 0 : i + 1;  // (no division: this runs at every yield of a GEMM's K loop)
       if (!fibers[i].done) return i;
     }
     return n;
