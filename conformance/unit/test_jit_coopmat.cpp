@@ -249,6 +249,47 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
     }
 }
 
+namespace {
+// The shared-packing shaders (packed_shared_*.comp): 16 x 32 8-bit A tiles, one 32 x 16 B
+// tile, a 16 x 16 s32 result per accumulator, `steps` K steps by `subgroups` subgroups.
+struct SharedTiles {
+  std::vector<uint8_t> A, Bm, D;
+  std::vector<double> av, bv;  // A and B as loaded at the start
+  SharedTiles(uint32_t a_tiles, uint32_t results, uint32_t seed)
+      : A(a_tiles * 512), Bm(512), D(results * 256 * 4), av(A.size()), bv(Bm.size()) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> dist(-9, 9);
+    for (size_t i = 0; i < av.size(); ++i) put(A, i, NumberFormat::I8, av[i] = dist(rng));
+    for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, NumberFormat::I8, bv[i] = dist(rng));
+  }
+  // acc += A tile `t` of `a` x B.
+  void mul_add(const std::vector<double>& a, uint32_t t, double* acc) const {
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t j = 0; j < 16; ++j)
+        for (uint32_t k = 0; k < 32; ++k) acc[i * 16 + j] += a[t * 512 + i * 32 + k] * bv[k * 16 + j];
+  }
+  // Runs the shader, after checking that it interleaves its subgroups and shares both loads.
+  void run(const char* shader, uint32_t sg, uint32_t subgroups, uint32_t steps) {
+    using NF = NumberFormat;
+    Run r;
+    r.buffers = {&A, &Bm, &D};
+    r.subgroup_size = sg;
+    r.matrices = {{16, 16, 32, uint8_t(NF::I8), uint8_t(NF::I8), uint8_t(NF::I32), uint8_t(NF::I32), false}};
+    r.spec = {spec_u32(0, subgroups * sg)};
+    r.push = bytes_of(std::vector<uint32_t>{steps});
+    const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, shader);
+    kernels::TileMmaPacked parts;
+    if (kernels::tile_mma_packed({NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &parts)) {
+      jit::CompileResult cr;
+      const std::string ir = optimized_ir(words, options_for(r), &cr, true);
+      CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == 1);
+      CHECK(cr.shader->pack_sites == 2);  // the A and the B loads
+    }
+    run_words(words, r);
+  }
+};
+}  // namespace
+
 TEST_CASE("a subgroup sees its own stores to a tile the interleaved subgroups share") {
   // packed_shared_write.comp: four subgroups load the same two 8-bit A tiles and one B tile
   // every step; the last rewrites the first A tile's first row (one element per lane)
@@ -257,40 +298,17 @@ TEST_CASE("a subgroup sees its own stores to a tile the interleaved subgroups sh
   // for the last subgroup (the others race with its stores).
   const uint32_t sg = GENERATE(8u, 32u);
   const uint32_t subgroups = 4, steps = 9, lanes = std::min(sg, 32u);
-  using NF = NumberFormat;
-  std::vector<uint8_t> A(2 * 16 * 32), Bm(32 * 16), D(subgroups * 2 * 256 * 4);
-  std::mt19937 rng(5 + sg);
-  std::uniform_int_distribution<int> dist(-9, 9);
-  std::vector<double> av(A.size()), bv(Bm.size());
-  for (size_t i = 0; i < av.size(); ++i) put(A, i, NF::I8, av[i] = dist(rng));
-  for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, NF::I8, bv[i] = dist(rng));
-  std::vector<double> want(2 * 256, 0.0);
+  INFO("subgroup " << sg);
+  SharedTiles t(2, 2 * subgroups, 5 + sg);
+  std::vector<double> av = t.av, want(2 * 256, 0.0);
   for (uint32_t s = 0; s < steps; ++s) {
     for (uint32_t i = 0; i < lanes; ++i) av[i] = double(int(s) - int(i));
-    for (uint32_t t = 0; t < 2; ++t)
-      for (uint32_t i = 0; i < 16; ++i)
-        for (uint32_t j = 0; j < 16; ++j)
-          for (uint32_t k = 0; k < 32; ++k) want[t * 256 + i * 16 + j] += av[t * 512 + i * 32 + k] * bv[k * 16 + j];
+    for (uint32_t k = 0; k < 2; ++k) t.mul_add(av, k, &want[k * 256]);
   }
-  Run r;
-  r.buffers = {&A, &Bm, &D};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 32, uint8_t(NF::I8), uint8_t(NF::I8), uint8_t(NF::I32), uint8_t(NF::I32), false}};
-  r.spec = {spec_u32(0, subgroups * sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps});
-  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_shared_write");
-  INFO("subgroup " << sg);
-  kernels::TileMmaPacked parts;
-  if (kernels::tile_mma_packed({NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &parts)) {
-    jit::CompileResult cr;
-    const std::string ir = optimized_ir(words, options_for(r), &cr, true);
-    CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == 1);
-    CHECK(cr.shader->pack_sites == 2);  // the A and the B loads
-  }
-  run_words(words, r);
+  t.run("packed_shared_write", sg, subgroups, steps);
   for (uint32_t i = 0; i < 2 * 256; ++i) {
     INFO("element " << i);
-    REQUIRE(get(D, (subgroups - 1) * 512 + i, NF::I32) == want[i]);
+    REQUIRE(get(t.D, (subgroups - 1) * 512 + i, NumberFormat::I32) == want[i]);
   }
 }
 
@@ -300,40 +318,15 @@ TEST_CASE("a subgroup does not copy a shared tile whose packed copy holds anothe
   // packed tile s % 4 into. Replayed in double for both.
   const uint32_t sg = GENERATE(8u, 32u);
   const uint32_t subgroups = 2, steps = 7;
-  using NF = NumberFormat;
-  std::vector<uint8_t> A(4 * 16 * 32), Bm(32 * 16), D(subgroups * 256 * 4);
-  std::mt19937 rng(17 + sg);
-  std::uniform_int_distribution<int> dist(-9, 9);
-  std::vector<double> av(A.size()), bv(Bm.size());
-  for (size_t i = 0; i < av.size(); ++i) put(A, i, NF::I8, av[i] = dist(rng));
-  for (size_t i = 0; i < bv.size(); ++i) put(Bm, i, NF::I8, bv[i] = dist(rng));
+  INFO("subgroup " << sg);
+  SharedTiles t(4, subgroups, 17 + sg);
   std::vector<double> want(subgroups * 256, 0.0);
   for (uint32_t g = 0; g < subgroups; ++g)
-    for (uint32_t s = 0; s < steps; ++s) {
-      const uint32_t t = (s + 4 - g) % 4;
-      for (uint32_t i = 0; i < 16; ++i)
-        for (uint32_t j = 0; j < 16; ++j)
-          for (uint32_t k = 0; k < 32; ++k) want[g * 256 + i * 16 + j] += av[t * 512 + i * 32 + k] * bv[k * 16 + j];
-    }
-  Run r;
-  r.buffers = {&A, &Bm, &D};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 32, uint8_t(NF::I8), uint8_t(NF::I8), uint8_t(NF::I32), uint8_t(NF::I32), false}};
-  r.spec = {spec_u32(0, subgroups * sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps});
-  const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_shared_stale");
-  INFO("subgroup " << sg);
-  kernels::TileMmaPacked parts;
-  if (kernels::tile_mma_packed({NF::I8, NF::I8, NF::I32, NF::I32, 16, 16, 32}, &parts)) {
-    jit::CompileResult cr;
-    const std::string ir = optimized_ir(words, options_for(r), &cr, true);
-    CHECK(occurrences(ir, "call void @coopvk_jit_subgroup_yield(") == 1);
-    CHECK(cr.shader->pack_sites == 2);
-  }
-  run_words(words, r);
+    for (uint32_t s = 0; s < steps; ++s) t.mul_add(t.av, (s + 4 - g) % 4, &want[g * 256]);
+  t.run("packed_shared_stale", sg, subgroups, steps);
   for (uint32_t i = 0; i < subgroups * 256; ++i) {
     INFO("element " << i);
-    REQUIRE(get(D, i, NF::I32) == want[i]);
+    REQUIRE(get(t.D, i, NumberFormat::I32) == want[i]);
   }
 }
 
