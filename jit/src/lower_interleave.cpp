@@ -122,7 +122,7 @@ void Lowerer::emit_pack(const FunctionState::PackedCache& c, llvm::Value* slot, 
   // This site's record of pack_memo (shader_abi.h): the tiles it packed last, and where.
   // A tile found there is copied from that packed copy if the copy's tag says it still
   // holds it (its owner may have packed another since); otherwise it is packed here and
-  // noted. Inline, as the packing it saves costs little more than a call.
+  // noted. Inline: what the copy saves is not much more than a call would cost.
   const uint32_t site = pack_sites++;
   llvm::Type* i8 = B.getInt8Ty();
   llvm::Type* i32 = B.getInt32Ty();
