@@ -93,6 +93,12 @@ CompiledShader run_words(const std::vector<uint32_t>& words, Run& r) {
   CompileResult cr = compile_for(words, r);
   INFO(cr.error);
   REQUIRE(cr.shader);
+  if (r.serialized) {
+    const std::vector<uint8_t> blob = serialize(*cr.shader);
+    cr = deserialize(blob.data(), blob.size());
+    INFO(cr.error);
+    REQUIRE(cr.shader);
+  }
   std::vector<BufferDescriptor> descs;
   for (size_t k = 0; k < r.buffers.size(); ++k) {
     size_t range = k < r.ranges.size() && r.ranges[k] ? r.ranges[k] : r.buffers[k]->size();

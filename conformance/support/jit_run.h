@@ -27,6 +27,8 @@ struct Run {
   std::vector<jit::VectorCombination> vectors;   // CompileOptions::vector_combinations
   uint32_t max_vector_components = 0;            // CompileOptions::max_vector_components
   std::vector<size_t> ranges;                    // descriptor ranges; missing or 0: the whole buffer
+  // Run what jit::deserialize() makes of jit::serialize()'s bytes, as from a VkPipelineCache.
+  bool serialized = false;
 };
 
 // Compiles and runs the whole dispatch; on a compile error returns null and the message

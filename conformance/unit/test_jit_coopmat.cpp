@@ -239,7 +239,12 @@ TEST_CASE("a K loop packs each tile of A and B once per step and computes the GE
     CHECK(occurrences(ir, "call void @coopvk_mma.") == 4);
   }
 
-  run_words(words, r);
+  // Also as a VkPipelineCache gives it back: serialized shaders keep their interleaving and
+  // pack sites, or they would run without the memo their code reads.
+  r.serialized = GENERATE(false, true);
+  const jit::CompiledShader ran = run_words(words, r);
+  CHECK(ran.interleaves_subgroups == (g.a == NumberFormat::I8 && parts.pack_a != nullptr));
+  CHECK((ran.pack_sites > 0) == ran.interleaves_subgroups);
   for (uint32_t i = 0; i < M; ++i)
     for (uint32_t j = 0; j < N; ++j) {
       double want = cv[i * N + j];
