@@ -351,6 +351,17 @@ void mul_add16(const Tile16& x, const Tile16& y, Tile16& acc) {
     for (uint32_t j = 0; j < 16; ++j)
       for (uint32_t k = 0; k < 16; ++k) acc[i * 16 + j] += x[i * 16 + k] * y[k * 16 + j];
 }
+// A run of one of those shaders: f16 x f16 + f32 at 16x16x16, one workgroup of one subgroup.
+Run f16_tiles_run(std::vector<std::vector<uint8_t>*> buffers, uint32_t sg, const std::vector<uint32_t>& push) {
+  using NF = NumberFormat;
+  Run r;
+  r.buffers = std::move(buffers);
+  r.subgroup_size = sg;
+  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
+  r.spec = {spec_u32(0, sg)};
+  r.push = bytes_of(push);
+  return r;
+}
 }  // namespace
 
 TEST_CASE("stores to a matrix variable refresh its packed copies") {
@@ -380,13 +391,8 @@ TEST_CASE("stores to a matrix variable refresh its packed copies") {
     mul_add(mixed, mb[1], acc16);
     mul_add(mixed, mb[1], acc2);
   }
-  Run r;
-  r.buffers = {&A, &Bm, &D, &E};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false},
-                {16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), false}};
-  r.spec = {spec_u32(0, sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps});
+  Run r = f16_tiles_run({&A, &Bm, &D, &E}, sg, {steps});
+  r.matrices.push_back({16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F16), false});
   run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_reuse"), r);
   INFO("subgroup " << sg);
   for (uint32_t i = 0; i < T; ++i) {
@@ -422,12 +428,7 @@ TEST_CASE("matrices packed straight from their buffer loads mix with stores that
     mul_add(ma, mb0, acc0);
     mul_add(ma, mb1, acc1);
   }
-  Run r;
-  r.buffers = {&A, &Bm, &D};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
-  r.spec = {spec_u32(0, sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps, uint32_t(-16)});
+  Run r = f16_tiles_run({&A, &Bm, &D}, sg, {steps, uint32_t(-16)});
   const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_direct");
   INFO("subgroup " << sg);
   kernels::TileMmaPacked parts;
@@ -468,12 +469,7 @@ TEST_CASE("paired multiply-adds that chain through one accumulator keep their or
     mul_add16(a, bt[(s + 1) % 4], acc);
     mul_add16(a, bt[(s + 1) % 4], other);
   }
-  Run r;
-  r.buffers = {&A, &Bm, &D};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
-  r.spec = {spec_u32(0, sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps, 1});  // acc in acc[1], other in acc[0]
+  Run r = f16_tiles_run({&A, &Bm, &D}, sg, {steps, 1});  // acc in acc[1], other in acc[0]
   const std::vector<uint32_t> words = load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_chain");
   INFO("subgroup " << sg);
   jit::CompileResult cr;
@@ -504,12 +500,7 @@ TEST_CASE("a matrix variable's initializer reaches its packed copies") {
   Tile16 acc[2] = {Tile16(T), Tile16(T)};
   for (uint32_t s = 0; s < steps; ++s)
     for (uint32_t i = 0; i < 2; ++i) mul_add16(Tile16(T, double(i + 1)), bt[s % 4], acc[i]);
-  Run r;
-  r.buffers = {&Bm, &D};
-  r.subgroup_size = sg;
-  r.matrices = {{16, 16, 16, uint8_t(NF::F16), uint8_t(NF::F16), uint8_t(NF::F32), uint8_t(NF::F32), false}};
-  r.spec = {spec_u32(0, sg)};
-  r.push = bytes_of(std::vector<uint32_t>{steps});
+  Run r = f16_tiles_run({&Bm, &D}, sg, {steps});
   run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "packed_init"), r);
   INFO("subgroup " << sg);
   for (uint32_t i = 0; i < T; ++i) {

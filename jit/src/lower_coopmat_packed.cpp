@@ -284,14 +284,14 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   llvm::Value* ok = B.CreateAnd(B.CreateICmpSGE(a.stride, B.getInt64(0)),
                                 B.CreateICmpEQ(B.CreateSRem(a.stride, B.getInt64(int64_t(esz))), B.getInt64(0)));
   llvm::BasicBlock* pack_bb = llvm::BasicBlock::Create(C, "pack.buffer", F.llvm_fn);
-  llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "store.plain", F.llvm_fn);
+  llvm::BasicBlock* gather_bb = llvm::BasicBlock::Create(C, "pack.gathered", F.llvm_fn);
   llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "stored", F.llvm_fn);
   llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
-  B.CreateCondBr(ok, pack_bb, plain_bb);
+  B.CreateCondBr(ok, pack_bb, gather_bb);
   B.SetInsertPoint(pack_bb);
   emit_pack(c, slot, a.base, B.CreateUDiv(a.stride, B.getInt64(esz)));
   B.CreateBr(cont_bb);
-  B.SetInsertPoint(plain_bb);
+  B.SetInsertPoint(gather_bb);
   const uint32_t rows = c.role == 0 ? c.desc.m : c.desc.k, cols = c.role == 0 ? c.desc.k : c.desc.n;
   llvm::Value* dense = entry_alloca(B.getInt8Ty(), uint64_t(rows) * cols * esz, 64);
   llvm::Type* ptr = B.getPtrTy();

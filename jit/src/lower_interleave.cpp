@@ -96,14 +96,14 @@ void Lowerer::bookkeeping(llvm::Instruction* store) {
   store->setMetadata(kBookkeeping, llvm::MDNode::get(C, {}));
 }
 
-void Lowerer::bump_pack_epoch() {
-  llvm::Value* at = B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxWorkgroup), offsetof(WorkgroupState, pack_epoch));
-  bookkeeping(B.CreateStore(B.CreateAdd(B.CreateLoad(B.getInt64Ty(), at), B.getInt64(1)), at));
+void Lowerer::bump_pack_epoch(llvm::IRBuilder<>& b, llvm::Value* ws) {
+  llvm::Value* at = b.CreateConstGEP1_64(b.getInt8Ty(), ws, offsetof(WorkgroupState, pack_epoch));
+  bookkeeping(b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), at), b.getInt64(1)), at));
 }
 
 void Lowerer::end_shared_packs() {
   for (const auto& [var, c] : F.packed_caches)
-    if (c.shared) return bump_pack_epoch();
+    if (c.shared) return bump_pack_epoch(B, ctx_field(kCtxWorkgroup));
 }
 
 void Lowerer::clear_pack_tag(const FunctionState::PackedCache& c, llvm::Value* slot) {
@@ -236,9 +236,7 @@ void Lowerer::mark_shared_writes(llvm::Function& lf) {
   llvm::IRBuilder<> b(C);
   for (llvm::Instruction* w : writes) {
     b.SetInsertPoint(w->getNextNode());
-    llvm::Value* ws = b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(ctx_type, ctx, kCtxWorkgroup));
-    llvm::Value* at = b.CreateConstGEP1_64(b.getInt8Ty(), ws, offsetof(WorkgroupState, pack_epoch));
-    bookkeeping(b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), at), b.getInt64(1)), at));
+    bump_pack_epoch(b, b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(ctx_type, ctx, kCtxWorkgroup)));
   }
 }
 

@@ -329,7 +329,7 @@ class Lowerer {
   void plan_subgroup_interleaving();
   void emit_subgroup_yield(uint32_t block);
   void mark_shared_writes(llvm::Function& lf);
-  void bump_pack_epoch();
+  void bump_pack_epoch(llvm::IRBuilder<>& b, llvm::Value* ws);
   void end_shared_packs();
   void bookkeeping(llvm::Instruction* store);
   std::vector<std::vector<bool>> yield_blocks_;  // [function index][block index]
