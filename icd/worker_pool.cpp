@@ -78,9 +78,12 @@ void WorkerPool::dispatch(const jit::CompiledShader& shader, const jit::Dispatch
   // The calling (queue) thread's own runner: queue threads are few and long-lived.
   static thread_local jit::WorkgroupRunner caller_runner;
   std::lock_guard<std::mutex> one_at_a_time(dispatch_mutex_);
+  jit::DispatchState with_cache = ds;
+  tile_cache_.begin(ds.dispatch_serial);
+  with_cache.tile_cache = &tile_cache_;
   Job job;
   job.shader = &shader;
-  job.ds = &ds;
+  job.ds = &with_cache;
   job.total = total;
   // Chunks small enough to balance uneven workgroups, large enough that the counter is
   // not contended when workgroups are tiny.

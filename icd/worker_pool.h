@@ -2,9 +2,11 @@
 // thread (the pool's workers and the queue thread that asked, which helps rather than
 // sleeps) has its own jit::WorkgroupRunner and takes chunks of workgroups from an atomic
 // counter. dispatch() returns when every workgroup has finished, so the queue thread
-// starts the next command only after the dispatch is complete.
+// starts the next command only after the dispatch is complete. The pool's tile cache
+// (coopvk/jit/tile_cache.h) serves the dispatch it runs.
 #pragma once
 
+#include "coopvk/jit/tile_cache.h"
 #include "coopvk/jit/workgroup_runner.h"
 
 #include <condition_variable>
@@ -40,6 +42,7 @@ class WorkerPool {
   std::vector<std::thread> workers_;
   std::vector<std::unique_ptr<jit::WorkgroupRunner>> runners_;
   std::mutex dispatch_mutex_;  // one dispatch at a time
+  jit::TileCache tile_cache_;  // the running dispatch's (so one per pool)
   std::mutex mutex_;
   std::condition_variable work_cv_, done_cv_;
   Job* job_ = nullptr;

@@ -98,9 +98,17 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     if (job.before_dispatch) usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    std::vector<size_t> made;  // binding -> index in bufs
+    std::vector<std::vector<uint8_t>*> made_from;
     for (auto* host : job.buffers) {
-      bufs.push_back(dev.create_buffer(host->size() ? host->size() : 4, usage));
-      std::memcpy(bufs.back().mapped, host->data(), host->size());
+      size_t k = 0;
+      while (k < made_from.size() && made_from[k] != host) ++k;
+      if (k == made_from.size()) {
+        bufs.push_back(dev.create_buffer(host->size() ? host->size() : 4, usage));
+        std::memcpy(bufs.back().mapped, host->data(), host->size());
+        made_from.push_back(host);
+      }
+      made.push_back(k);
     }
     VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n ? n : 1};
     VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -110,19 +118,23 @@ VkResult run_compute_job(Device& dev, ComputeJob& job) {
     VkDescriptorPool pool;
     VK_CHECK(vkCreateDescriptorPool(d, &dpci, nullptr, &pool));
     std::vector<VkBuffer> handles;
-    for (const Buffer& b : bufs) handles.push_back(b.buffer);
+    for (size_t k : made) handles.push_back(bufs[k].buffer);
     VkDescriptorSet set = storage.write_set(pool, handles);
     VkCommandBuffer cb = dev.begin();
-    if (job.before_dispatch) job.before_dispatch(cb, bufs);
+    if (job.before_dispatch) {
+      std::vector<Buffer> by_binding;
+      for (size_t k : made) by_binding.push_back(bufs[k]);
+      job.before_dispatch(cb, by_binding);
+    }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
     if (!job.push.empty())
       vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(job.push.size()), job.push.data());
     vkCmdDispatch(cb, job.groups[0], job.groups[1], job.groups[2]);
     dev.submit_and_wait(cb);
-    for (uint32_t i = 0; i < n; ++i) {
-      std::memcpy(job.buffers[i]->data(), bufs[i].mapped, job.buffers[i]->size());
-      dev.destroy_buffer(bufs[i]);
+    for (size_t k = 0; k < bufs.size(); ++k) {
+      std::memcpy(made_from[k]->data(), bufs[k].mapped, made_from[k]->size());
+      dev.destroy_buffer(bufs[k]);
     }
     vkDestroyDescriptorPool(d, pool, nullptr);
     vkDestroyPipeline(d, pipeline, nullptr);

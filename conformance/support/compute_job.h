@@ -32,7 +32,9 @@ struct StorageLayout {
 
 struct ComputeJob {
   std::vector<uint32_t> spirv;
-  std::vector<std::vector<uint8_t>*> buffers;  // read before, written back after
+  // Read before, written back after. One host vector given for several bindings is one
+  // buffer bound to each of them (aliased descriptors).
+  std::vector<std::vector<uint8_t>*> buffers;
   std::vector<uint8_t> push;                   // push-constant bytes (offset 0)
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> specialization;  // id -> bytes
   uint32_t required_subgroup_size = 0;         // 0: the default

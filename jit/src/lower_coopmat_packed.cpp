@@ -164,6 +164,14 @@ void Lowerer::plan_packed_operands() {
     c.shared = c.direct && interleaves_subgroups;
     if (c.shared) c.stride = kTagBytes + (bytes + 63) / 64 * 64;  // 64-byte aligned copies
     c.packed = entry_alloca(B.getInt8Ty(), c.matrices * c.stride, 64);
+    if (c.direct) {
+      // Each matrix's packed form starts in its packed copy (a load before any store reads
+      // an undefined value, not a wild pointer).
+      c.pointers = entry_alloca(B.getPtrTy(), c.matrices, 8);
+      for (uint64_t i = 0; i < c.matrices; ++i)
+        B.CreateStore(B.CreateConstGEP1_64(B.getInt8Ty(), c.packed, i * c.stride + (c.shared ? kTagBytes : 0)),
+                      B.CreateConstGEP1_64(B.getPtrTy(), c.pointers, i));
+    }
     F.packed_caches.emplace(var, c);
   }
 }
@@ -191,6 +199,7 @@ void Lowerer::refresh_packed(Id pointer, Id value_type) {
     llvm::Value* slot = B.CreateAdd(first, i);
     B.CreateCall(pack, {src, dense, packed_copy(c, slot)});
     clear_pack_tag(c, slot);
+    set_packed_operand(c, slot, packed_copy(c, slot));
   };
   if (count == 1)
     pack_one(B.getInt64(0));
@@ -229,7 +238,7 @@ bool Lowerer::packed_muladd(const Instruction& in, const kernels::TileMmaDesc& d
   for (uint32_t role = 0; role < 2; ++role) {
     llvm::Value* src = mem[role] ? mem[role] : matrix_to_memory(value_v(o[role]).v, type(type_of(o[role])));
     if (cache[role]) {
-      packed[role] = packed_copy(*cache[role], packed_slot(var[role], src));
+      packed[role] = packed_operand(*cache[role], packed_slot(var[role], src));
       continue;
     }
     // An operand of its own: packed for this call.
@@ -248,6 +257,15 @@ llvm::FunctionCallee Lowerer::packer(const kernels::TileMmaDesc& d, const kernel
   llvm::Type* ptr = B.getPtrTy();
   return M_get_function(mma_split_symbol(d, parts, role == 0 ? "a" : "b"),
                         llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty(), ptr}, false), {0});
+}
+
+llvm::Value* Lowerer::packed_operand(const FunctionState::PackedCache& c, llvm::Value* slot) {
+  if (!c.pointers) return packed_copy(c, slot);
+  return B.CreateLoad(B.getPtrTy(), B.CreateGEP(B.getPtrTy(), c.pointers, slot));
+}
+
+void Lowerer::set_packed_operand(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* at) {
+  if (c.pointers) B.CreateStore(at, B.CreateGEP(B.getPtrTy(), c.pointers, slot));
 }
 
 llvm::Value* Lowerer::packed_copy(const FunctionState::PackedCache& c, llvm::Value* slot) {
@@ -287,9 +305,18 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   llvm::BasicBlock* gather_bb = llvm::BasicBlock::Create(C, "pack.gathered", F.llvm_fn);
   llvm::BasicBlock* cont_bb = llvm::BasicBlock::Create(C, "stored", F.llvm_fn);
   llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
+  // The binding the tile comes from, where the dispatch's tile cache may hold it.
+  const Instruction* binding = cacheable_binding(ld->operands[0]);
+  llvm::Value* unwritten = binding ? binding_unwritten(*binding) : nullptr;
   B.CreateCondBr(ok, pack_bb, gather_bb);
   B.SetInsertPoint(pack_bb);
-  emit_pack(c, slot, a.base, B.CreateUDiv(a.stride, B.getInt64(esz)));
+  llvm::Value* ld_elems = B.CreateUDiv(a.stride, B.getInt64(esz));
+  if (unwritten) {
+    set_packed_operand(c, slot, emit_cached_pack(c, slot, a.base, ld_elems, unwritten));
+  } else {
+    emit_pack(c, slot, a.base, ld_elems);
+    set_packed_operand(c, slot, packed_copy(c, slot));
+  }
   B.CreateBr(cont_bb);
   B.SetInsertPoint(gather_bb);
   const uint32_t rows = c.role == 0 ? c.desc.m : c.desc.k, cols = c.role == 0 ? c.desc.k : c.desc.n;
@@ -301,6 +328,7 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   B.CreateCall(copy, {a.base, a.stride, dense, B.getInt64(rows), B.getInt64(cols * esz)});
   B.CreateCall(packer(c.desc, c.parts, c.role), {dense, B.getInt64(cols), packed_copy(c, slot)});
   clear_pack_tag(c, slot);
+  set_packed_operand(c, slot, packed_copy(c, slot));
   B.CreateBr(cont_bb);
   B.SetInsertPoint(cont_bb);
   return true;

@@ -215,7 +215,7 @@ bool shared_write(const llvm::Instruction& in) {
                                     !in.isLifetimeStartOrEnd() && !llvm::isa<llvm::AssumeInst>(in);
   if (!callee->isDeclaration()) return false;
   const llvm::StringRef name = callee->getName();
-  if (name == "coopvk_jit_subgroup_yield") return false;
+  if (name == "coopvk_jit_subgroup_yield" || name == kTileCacheSymbol) return false;  // (driver-private memory)
   if (name == "coopvk_jit_workgroup_barrier") return true;
   // The kernels write through their pointer arguments only (runtime_symbols.h).
   for (unsigned k = 0; k < call->arg_size(); ++k) {

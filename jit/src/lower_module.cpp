@@ -209,6 +209,7 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   }
   plan_globals();
   plan_subgroup_interleaving();
+  plan_tile_cache();
 
   // Declare every function, then lower them.
   for (const Function& fn : m.functions) {

@@ -321,6 +321,8 @@ class Lowerer {
   // is not such a store (nothing emitted).
   bool store_packed_from_buffer(const Instruction& store);
   Id root_variable(Id pointer) const;
+  bool tile_cache_off_ = true;
+  std::vector<const Instruction*> writable_buffers_;
   // Interleaved subgroups (lower_interleave.cpp): which loops yield to the next subgroup
   // each iteration; the yield at the start of such a loop's continue target; the
   // pack_epoch bumps after what may write memory other invocations see, and at a
@@ -510,6 +512,9 @@ class Lowerer {
       // packed copy has a tag in front saying which tile it holds.
       bool shared = false;
       uint64_t stride = 0;  // bytes from one packed copy to the next
+      // Direct variables: per matrix, where its packed form is (its packed copy, or an
+      // entry of the dispatch's tile cache).
+      llvm::AllocaInst* pointers = nullptr;
     };
     std::unordered_map<Id, PackedCache> packed_caches;
     // Cooperative vectors: the frame buffer of each value or variable id, and the
@@ -526,6 +531,21 @@ class Lowerer {
   // written otherwise has its tag cleared.
   void emit_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src, llvm::Value* ld);
   void clear_pack_tag(const FunctionState::PackedCache& c, llvm::Value* slot);
+  // Where the packed form of a matrix variable's matrix `slot` is: its packed copy, or a
+  // tile cache entry (pointers).
+  llvm::Value* packed_operand(const FunctionState::PackedCache& c, llvm::Value* slot);
+  void set_packed_operand(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* at);
+  // The dispatch's tile cache (lower_tile_cache.cpp): which buffer bindings the shader may
+  // write, and whether anything else might write buffers (then nothing is cached); the
+  // binding a tile load's pointer reads, if it may be cached; the run-time test that no
+  // writable binding's range overlaps it; a pack through the cache, which returns where the
+  // packed tile is.
+  void plan_tile_cache();
+  bool binding_writable(const Instruction& var) const;
+  const Instruction* cacheable_binding(Id pointer) const;
+  llvm::Value* binding_unwritten(const Instruction& var);
+  llvm::Value* emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
+                                llvm::Value* ld, llvm::Value* unwritten);
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
   bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)

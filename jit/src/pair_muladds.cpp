@@ -8,10 +8,13 @@
 // optimization, on the calls themselves.
 //
 // Moving the first call of a pair down to the second is sound because nothing between them
-// touches memory; whether the two calls' own operands overlap (a chain through one
+// touches memory, or only reads the function's own stack where the first call does not
+// write (the pointers to tiles packed in the dispatch's tile cache, lower_tile_cache.cpp,
+// which a load loop LLVM does not unroll keeps in allocas); whether the two calls' own operands overlap (a chain through one
 // accumulator) is checked by mma2 at run time, which then runs them in order.
 #include "pair_muladds.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -33,6 +36,14 @@ llvm::Function* single_muladd(llvm::Instruction& in) {
   return callee && call->arg_size() == 4 && callee->getName().starts_with(kSingle) ? callee : nullptr;
 }
 
+// Whether `in` only reads a stack slot that `call` (a single multiply-add) does not write.
+bool reads_other_slot(const llvm::Instruction& in, const llvm::CallInst& call) {
+  auto* ld = llvm::dyn_cast<llvm::LoadInst>(&in);
+  if (!ld || !ld->isSimple()) return false;
+  const llvm::Value* from = llvm::getUnderlyingObject(ld->getPointerOperand());
+  return llvm::isa<llvm::AllocaInst>(from) && from != llvm::getUnderlyingObject(call.getArgOperand(3));
+}
+
 }  // namespace
 
 unsigned pair_muladds(llvm::Module& mod) {
@@ -49,7 +60,7 @@ unsigned pair_muladds(llvm::Module& mod) {
           } else {
             open = call;
           }
-        } else if (in.mayReadOrWriteMemory() || in.mayHaveSideEffects()) {
+        } else if ((in.mayReadOrWriteMemory() || in.mayHaveSideEffects()) && !(open && reads_other_slot(in, *open))) {
           open = nullptr;
         }
       }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "coopvk/jit/shader_abi.h"
+#include "coopvk/jit/tile_cache.h"
 #include "coopvk/kernels/coopvec_batch.h"
 #include "coopvk/kernels/coopvec_ops.h"
 #include "coopvk/kernels/transpose.h"
@@ -136,6 +137,7 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == kCoopVecReduceSymbol) return reinterpret_cast<void*>(&coopvk_rt_coopvec_reduce);
   if (name == kTransposeSymbol) return reinterpret_cast<void*>(&coopvk_rt_transpose);
   if (name == kCopyRowsSymbol) return reinterpret_cast<void*>(&coopvk_rt_copy_rows);
+  if (name == kTileCacheSymbol) return reinterpret_cast<void*>(&coopvk_rt_tile_cache_get);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

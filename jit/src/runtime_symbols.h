@@ -42,7 +42,8 @@ namespace coopvk::jit {
 // 5: coopvk_rt_copy_rows, which compiled code calls.
 // 6: WorkgroupState::pack_epoch and pack_memo, coopvk_jit_subgroup_yield; serialized
 //    shaders say whether they interleave their subgroups, and their pack sites.
-constexpr int kRuntimeAbi = 6;
+// 7: DispatchState::tile_cache and coopvk_rt_tile_cache_get, which compiled code calls.
+constexpr int kRuntimeAbi = 7;
 // More pack sites than this in one shader share nothing beyond (lower_interleave.cpp).
 constexpr uint32_t kMaxPackSites = 256;
 
@@ -62,6 +63,9 @@ constexpr const char* kTransposeSymbol = "coopvk_rt_transpose";
 // void (const void* src, int64_t src_stride, void* dst, uint64_t rows, uint64_t row_bytes):
 // rows row_bytes long, src_stride bytes apart (any sign), to dst back to back
 constexpr const char* kCopyRowsSymbol = "coopvk_rt_copy_rows";
+// const void* (TileCache*, const void* src, uint64_t ld, pack function, uint32_t bytes,
+//              void* local): TileCache::get
+constexpr const char* kTileCacheSymbol = "coopvk_rt_tile_cache_get";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);

@@ -11,6 +11,8 @@
 
 namespace coopvk::jit {
 
+class TileCache;
+
 constexpr uint32_t kMaxDescriptorSets = 8;
 constexpr uint32_t kMaxPushConstantBytes = 256;
 
@@ -33,6 +35,8 @@ struct DispatchState {
   // that keep what they derive from memory a dispatch may not change (a cooperative-vector
   // matrix, kernels/coopvec_batch.h). 0: no caching.
   uint64_t dispatch_serial;
+  // The runner's packed tiles shared by the dispatch's workgroups (tile_cache.h), or null.
+  TileCache* tile_cache;
 };
 
 struct WorkgroupState {

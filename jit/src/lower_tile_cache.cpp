@@ -1,0 +1,155 @@
+// Packing tile loads through the dispatch's tile cache (coopvk/jit/tile_cache.h).
+//
+// A tile packed from a buffer is the same in every workgroup that packs it as long as the
+// buffer's bytes stay the same, and they do for the whole dispatch where no write of the
+// dispatch can reach them. A write can come only through a buffer binding the shader may
+// write (one not NonWritable), through a storage image or texel buffer, or through a
+// physical-storage-buffer address. So a load from a binding is packed through the cache
+// (TileCache::get) when the shader has no image writes or buffer addresses (known at
+// compile time) and, for each writable binding, the bound ranges do not overlap (tested at
+// run time; the descriptor loads are invariant, so the test leaves the loops). Host writes
+// and other commands' writes during the dispatch are races the application must not make
+// (Vulkan's memory model and the synchronization chapter), and the cache forgets everything
+// between dispatches.
+//
+// The tile is then read in place from the cache, through the variable's per-matrix
+// pointer (FunctionState::PackedCache::pointers).
+#include "coopvk/jit/shader_abi.h"
+#include "coopvk/jit/tile_cache.h"
+#include "lowerer.h"
+#include "runtime_symbols.h"
+#include "spirv_enums.h"
+
+namespace coopvk::jit {
+
+using spv::Op;
+using spv::StorageClass;
+
+namespace {
+
+// More elements of one writable descriptor array than this: not tested, no caching.
+constexpr uint32_t kMaxTestedDescriptors = 8;
+
+}  // namespace
+
+bool Lowerer::binding_writable(const Instruction& var) const {
+  const uint32_t sc = var.operands.at(0);
+  Id block = type(var.result_type).elem;
+  while (type(block).op == uint16_t(Op::OpTypeArray) || type(block).op == uint16_t(Op::OpTypeRuntimeArray))
+    block = type(block).elem;
+  if (sc == uint32_t(StorageClass::Uniform) && !m.has_decoration(block, uint32_t(spv::Decoration::BufferBlock)))
+    return false;  // a uniform buffer
+  if (sc != uint32_t(StorageClass::StorageBuffer) && sc != uint32_t(StorageClass::Uniform)) return false;
+  if (m.has_decoration(var.result, uint32_t(spv::Decoration::NonWritable))) return false;
+  // Or each member of its block NonWritable (GLSL's `readonly buffer`).
+  const TypeInfo& bt = type(block);
+  if (bt.op != uint16_t(Op::OpTypeStruct) || bt.members.empty()) return true;
+  auto it = m.decorations.find(block);
+  if (it == m.decorations.end()) return true;
+  for (size_t k = 0; k < bt.members.size(); ++k) {
+    bool nonwritable = false;
+    for (const auto& d : it->second)
+      nonwritable = nonwritable || (d.member == int32_t(k) && d.decoration == uint32_t(spv::Decoration::NonWritable));
+    if (!nonwritable) return true;
+  }
+  return false;
+}
+
+void Lowerer::plan_tile_cache() {
+  tile_cache_off_ = false;
+  writable_buffers_.clear();
+  for (const Instruction& g : m.globals) {
+    if (g.opcode == uint16_t(Op::OpTypePointer) && g.operands.at(0) == uint32_t(StorageClass::PhysicalStorageBuffer))
+      tile_cache_off_ = true;  // addresses reach any buffer
+    if (g.opcode == uint16_t(Op::OpTypeImage) && g.operands.size() > 5 && g.operands[5] == 2)
+      tile_cache_off_ = true;  // storage images and texel buffers may alias buffer memory
+    if (g.opcode != uint16_t(Op::OpVariable) || !binding_writable(g)) continue;
+    writable_buffers_.push_back(&g);
+    const Decoration *ds_dec = nullptr, *bind_dec = nullptr;
+    if (!m.has_decoration(g.result, uint32_t(spv::Decoration::DescriptorSet), &ds_dec) ||
+        !m.has_decoration(g.result, uint32_t(spv::Decoration::Binding), &bind_dec) || ds_dec->args.empty() ||
+        bind_dec->args.empty() || ds_dec->args[0] >= kMaxDescriptorSets ||
+        bind_dec->args[0] >= opts.layout.sets[ds_dec->args[0]].bindings.size()) {
+      tile_cache_off_ = true;  // (pipeline creation fails on it anyway)
+      continue;
+    }
+    if (opts.layout.sets[ds_dec->args[0]].bindings[bind_dec->args[0]].count > kMaxTestedDescriptors)
+      tile_cache_off_ = true;
+  }
+}
+
+const Instruction* Lowerer::cacheable_binding(Id pointer) const {
+  if (tile_cache_off_) return nullptr;
+  const Instruction* in = m.local(pointer);
+  while (in && (in->opcode == uint16_t(Op::OpAccessChain) || in->opcode == uint16_t(Op::OpInBoundsAccessChain))) {
+    pointer = in->operands.at(0);
+    in = m.local(pointer);
+  }
+  const Instruction* g = m.global(pointer);
+  if (!g || g->opcode != uint16_t(Op::OpVariable)) return nullptr;
+  const uint32_t sc = g->operands.at(0);
+  if (sc != uint32_t(StorageClass::StorageBuffer) && sc != uint32_t(StorageClass::Uniform)) return nullptr;
+  const uint16_t pointee = type(type(g->result_type).elem).op;
+  if (pointee == uint16_t(Op::OpTypeArray) || pointee == uint16_t(Op::OpTypeRuntimeArray)) return nullptr;
+  for (const Instruction* w : writable_buffers_)
+    if (w == g) return nullptr;  // written by the shader itself
+  return g;
+}
+
+llvm::Value* Lowerer::binding_unwritten(const Instruction& var) {
+  llvm::Type* i64 = B.getInt64Ty();
+  auto span = [&](const Instruction& v, const Val* idx) {
+    llvm::Value* lo = B.CreatePtrToInt(descriptor_field(v, idx, false).v, i64);
+    return std::pair{lo, B.CreateAdd(lo, descriptor_field(v, idx, true).v)};
+  };
+  const auto [lo, hi] = span(var, nullptr);
+  llvm::Value* ok = B.getTrue();
+  for (const Instruction* w : writable_buffers_) {
+    const uint16_t pointee = type(type(w->result_type).elem).op;
+    const bool array = pointee == uint16_t(Op::OpTypeArray) || pointee == uint16_t(Op::OpTypeRuntimeArray);
+    const Decoration *ds_dec = nullptr, *bind_dec = nullptr;
+    m.has_decoration(w->result, uint32_t(spv::Decoration::DescriptorSet), &ds_dec);
+    m.has_decoration(w->result, uint32_t(spv::Decoration::Binding), &bind_dec);
+    const uint32_t count = array ? opts.layout.sets[ds_dec->args[0]].bindings[bind_dec->args[0]].count : 1;
+    for (uint32_t e = 0; e < count; ++e) {
+      const Val idx{B.getInt32(e), true};
+      const auto [wlo, whi] = span(*w, array ? &idx : nullptr);
+      ok = B.CreateAnd(ok, B.CreateOr(B.CreateICmpULE(hi, wlo), B.CreateICmpULE(whi, lo)));
+    }
+  }
+  return ok;
+}
+
+llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
+                                       llvm::Value* ld, llvm::Value* unwritten) {
+  llvm::Type* ptr = B.getPtrTy();
+  llvm::Value* own = packed_copy(c, slot);
+  llvm::LoadInst* cache =
+      B.CreateLoad(ptr, B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxDispatch), offsetof(DispatchState, tile_cache)));
+  invariant(cache);
+  llvm::BasicBlock* cached_bb = llvm::BasicBlock::Create(C, "pack.cached", F.llvm_fn);
+  llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "pack.here", F.llvm_fn);
+  llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(C, "pack.done", F.llvm_fn);
+  B.CreateCondBr(B.CreateAnd(unwritten, B.CreateIsNotNull(cache)), cached_bb, plain_bb);
+  B.SetInsertPoint(cached_bb);
+  llvm::FunctionCallee get = M_get_function(
+      kTileCacheSymbol,
+      llvm::FunctionType::get(ptr, {ptr, ptr, B.getInt64Ty(), ptr, B.getInt32Ty(), ptr}, false), {1, 3});
+  llvm::Value* pack = packer(c.desc, c.parts, c.role).getCallee();
+  const uint32_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+  llvm::Value* from_cache = B.CreateCall(get, {cache, src, ld, pack, B.getInt32(bytes), own});
+  clear_pack_tag(c, slot);  // own copy may now hold another tile than its tag says
+  B.CreateBr(done_bb);
+  llvm::BasicBlock* cached_end = B.GetInsertBlock();
+  B.SetInsertPoint(plain_bb);
+  emit_pack(c, slot, src, ld);
+  B.CreateBr(done_bb);
+  llvm::BasicBlock* plain_end = B.GetInsertBlock();
+  B.SetInsertPoint(done_bb);
+  llvm::PHINode* at = B.CreatePHI(ptr, 2);
+  at->addIncoming(from_cache, cached_end);
+  at->addIncoming(own, plain_end);
+  return at;
+}
+
+}  // namespace coopvk::jit
