@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 using namespace coopvk;
 
@@ -31,6 +32,9 @@ unsigned WorkerPool::default_threads() {
 
 WorkerPool::WorkerPool(unsigned threads) {
   if (threads == 0) threads = 1;
+  // COOPVK_TILE_CACHE=0: every workgroup packs its own tiles (to compare, or to rule the
+  // cache out when a result looks wrong).
+  if (const char* env = std::getenv("COOPVK_TILE_CACHE")) use_tile_cache_ = std::strcmp(env, "0") != 0;
   for (unsigned i = 0; i + 1 < threads; ++i)
     runners_.push_back(std::make_unique<jit::WorkgroupRunner>());
   for (unsigned i = 0; i + 1 < threads; ++i) workers_.emplace_back([this, i] { worker_main(i); });
@@ -80,7 +84,7 @@ void WorkerPool::dispatch(const jit::CompiledShader& shader, const jit::Dispatch
   std::lock_guard<std::mutex> one_at_a_time(dispatch_mutex_);
   jit::DispatchState with_cache = ds;
   tile_cache_.begin(ds.dispatch_serial);
-  with_cache.tile_cache = &tile_cache_;
+  with_cache.tile_cache = use_tile_cache_ ? &tile_cache_ : nullptr;
   Job job;
   job.shader = &shader;
   job.ds = &with_cache;

@@ -43,6 +43,7 @@ class WorkerPool {
   std::vector<std::unique_ptr<jit::WorkgroupRunner>> runners_;
   std::mutex dispatch_mutex_;  // one dispatch at a time
   jit::TileCache tile_cache_;  // the running dispatch's (so one per pool)
+  bool use_tile_cache_ = true;
   std::mutex mutex_;
   std::condition_variable work_cv_, done_cv_;
   Job* job_ = nullptr;

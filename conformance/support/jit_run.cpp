@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "coopvk/jit/spirv_reader.h"
+#include "coopvk/jit/tile_cache.h"
 #include "coopvk/jit/workgroup_runner.h"
 
 namespace coopvk::test {
@@ -110,6 +112,13 @@ CompiledShader run_words(const std::vector<uint32_t>& words, Run& r) {
   if (!r.push.empty()) std::memcpy(push.data(), r.push.data(), r.push.size());
   ds.push_constants = push.data();
   for (int k = 0; k < 3; ++k) ds.num_workgroups[k] = r.groups[k];
+  std::unique_ptr<TileCache> cache;
+  if (r.tile_cache) {
+    cache = std::make_unique<TileCache>();
+    ds.dispatch_serial = 1;
+    cache->begin(ds.dispatch_serial);
+    ds.tile_cache = cache.get();
+  }
   WorkgroupRunner runner;
   for (uint32_t z = 0; z < r.groups[2]; ++z)
     for (uint32_t y = 0; y < r.groups[1]; ++y)

@@ -29,6 +29,8 @@ struct Run {
   std::vector<size_t> ranges;                    // descriptor ranges; missing or 0: the whole buffer
   // Run what jit::deserialize() makes of jit::serialize()'s bytes, as from a VkPipelineCache.
   bool serialized = false;
+  // Run with a jit::TileCache (a fresh one, for this dispatch), as the driver's worker pool does.
+  bool tile_cache = false;
 };
 
 // Compiles and runs the whole dispatch; on a compile error returns null and the message

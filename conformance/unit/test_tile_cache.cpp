@@ -49,15 +49,15 @@ TEST_CASE("a tile is packed once per dispatch and read in place after") {
   alignas(64) uint8_t local[64];
   cache.begin(1);
   packs = 0;
-  const void* first = cache.get(buf.data() + 64, 3, pack_plus, 64, local);
+  const void* first = cache.get(buf.data() + 64, 3, pack_plus, 64, local, nullptr);
   REQUIRE(first != local);
   REQUIRE(packed_as(first, buf.data() + 64, 3, true));
-  REQUIRE(cache.get(buf.data() + 64, 3, pack_plus, 64, local) == first);
+  REQUIRE(cache.get(buf.data() + 64, 3, pack_plus, 64, local, nullptr) == first);
   REQUIRE(packs == 1);
   // Another stride, packer or source is another tile.
-  const void* other_ld = cache.get(buf.data() + 64, 4, pack_plus, 64, local);
-  const void* other_pack = cache.get(buf.data() + 64, 3, pack_minus, 64, local);
-  const void* next = cache.get(buf.data() + 80, 3, pack_plus, 64, local);
+  const void* other_ld = cache.get(buf.data() + 64, 4, pack_plus, 64, local, nullptr);
+  const void* other_pack = cache.get(buf.data() + 64, 3, pack_minus, 64, local, nullptr);
+  const void* next = cache.get(buf.data() + 80, 3, pack_plus, 64, local, nullptr);
   REQUIRE(packs == 4);
   REQUIRE(packed_as(other_ld, buf.data() + 64, 4, true));
   REQUIRE(packed_as(other_pack, buf.data() + 64, 3, false));
@@ -66,7 +66,7 @@ TEST_CASE("a tile is packed once per dispatch and read in place after") {
   // The next dispatch may find other bytes there: it packs again.
   buf[64] ^= 0xff;
   cache.begin(2);
-  const void* again = cache.get(buf.data() + 64, 3, pack_plus, 64, local);
+  const void* again = cache.get(buf.data() + 64, 3, pack_plus, 64, local, nullptr);
   REQUIRE(packs == 5);
   REQUIRE(packed_as(again, buf.data() + 64, 3, true));
 }
@@ -77,13 +77,13 @@ TEST_CASE("the tile cache packs into the caller's buffer what it cannot hold") {
   alignas(64) uint8_t local[64];
   SECTION("no dispatch serial") {
     cache.begin(0);
-    REQUIRE(cache.get(buf.data(), 1, pack_plus, 64, local) == local);
+    REQUIRE(cache.get(buf.data(), 1, pack_plus, 64, local, nullptr) == local);
     REQUIRE(packed_as(local, buf.data(), 1, true));
   }
   SECTION("a stride beyond 32 bits") {
     cache.begin(7);
     const uint64_t ld = uint64_t(1) << 33;
-    REQUIRE(cache.get(buf.data(), ld, pack_plus, 64, local) == local);
+    REQUIRE(cache.get(buf.data(), ld, pack_plus, 64, local, nullptr) == local);
     REQUIRE(packed_as(local, buf.data(), size_t(ld), true));
   }
   SECTION("a full arena") {
@@ -91,11 +91,11 @@ TEST_CASE("the tile cache packs into the caller's buffer what it cannot hold") {
     // Entries whose claimed size uses up the arena (their pages are never touched: the
     // stand-in packer writes 64 bytes of each).
     const uint32_t big = uint32_t(TileCache::kArenaBytes / 4);
-    for (int i = 0; i < 4; ++i) REQUIRE(cache.get(buf.data() + i, 1, pack_plus, big, local) != local);
-    REQUIRE(cache.get(buf.data() + 4, 1, pack_plus, 64, local) == local);
+    for (int i = 0; i < 4; ++i) REQUIRE(cache.get(buf.data() + i, 1, pack_plus, big, local, nullptr) != local);
+    REQUIRE(cache.get(buf.data() + 4, 1, pack_plus, 64, local, nullptr) == local);
     REQUIRE(packed_as(local, buf.data() + 4, 1, true));
     // What it holds is still served.
-    const void* held = cache.get(buf.data() + 2, 1, pack_plus, big, local);
+    const void* held = cache.get(buf.data() + 2, 1, pack_plus, big, local, nullptr);
     REQUIRE(held != local);
     REQUIRE(packed_as(held, buf.data() + 2, 1, true));
   }
@@ -114,7 +114,7 @@ TEST_CASE("threads asking for the same tiles at once all get them packed") {
       for (int t = 0; t < kTiles; ++t) {
         const int tile = (t * 37 + seed * 101 + round) % kTiles;
         const uint8_t* src = buf.data() + tile * 64;
-        const void* got = cache.get(src, 2, pack_plus, 64, local);
+        const void* got = cache.get(src, 2, pack_plus, 64, local, nullptr);
         if (!packed_as(got, src, 2, true)) wrong.fetch_add(1);
       }
   };

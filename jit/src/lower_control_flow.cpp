@@ -45,6 +45,8 @@ llvm::AllocaInst* Lowerer::entry_alloca(llvm::Type* t, uint64_t count, uint32_t 
 }
 
 llvm::Value* Lowerer::ctx_field(CtxField f) {
+  if (f == kCtxDispatch && F.dispatch_state) return F.dispatch_state;
+  if (f == kCtxWorkgroup && F.workgroup_state) return F.workgroup_state;
   return B.CreateLoad(ctx_type->getElementType(f), B.CreateStructGEP(ctx_type, F.ctx, f));
 }
 
@@ -207,6 +209,11 @@ void Lowerer::lower_function(const Function& fn, bool is_entry) {
       }
   }
   B.SetInsertPoint(F.entry);
+  // The dispatch's and the workgroup's state stay where they are for the whole call: loaded
+  // once here, what is read from them can leave loops that call kernels (which LLVM must
+  // otherwise assume write the context).
+  F.dispatch_state = ctx_field(kCtxDispatch);
+  F.workgroup_state = ctx_field(kCtxWorkgroup);
   plan_coopvec_lifetimes();
   // Values read outside their block get a slot of their rep (uniform or per lane).
   for (Id v : F.fu->temporal) F.masked_slot[v] = true;

@@ -2,8 +2,10 @@
 //
 // A shader without workgroup barriers whose workgroup has several subgroups gets a call of
 // coopvk_jit_subgroup_yield() at the continue target of each innermost loop that both
-// loads cooperative matrices and multiplies 8-bit ones (a GEMM's K loop): once per iteration,
-// the next subgroup runs its iteration. With barriers the subgroups already switch at each
+// loads cooperative matrices and multiplies 8-bit ones (a GEMM's K loop), and some of whose
+// tile loads the dispatch's tile cache cannot serve (lower_tile_cache.cpp: the others are
+// packed once for every workgroup, which interleaving only slows down, by its switches):
+// once per iteration, the next subgroup runs its iteration. With barriers the subgroups already switch at each
 // barrier, and a yield there would let a fiber past its barrier before the others arrive.
 //
 // Its tile loads that pack straight from the buffer (store_packed_from_buffer()) then copy
@@ -37,7 +39,7 @@ void Lowerer::plan_subgroup_interleaving() {
     const FunctionCfg& g = uniformity->functions.at(f).cfg;
     const Function& fn = m.functions[f];
     // Loops whose blocks (nested constructs included) load and multiply matrices of 8-bit
-    // integers. Those are what sharing pays for: packing them for vpdpbusd (quads of rows,
+    // integers, loading some from where the tile cache may not serve them. Those are what sharing pays for: packing them for vpdpbusd (quads of rows,
     // sign fix-ups) costs several times the copy, where f16 or bf16 tiles widened to f32
     // cost about as much as copying what they become, which measured slower interleaved.
     auto eight_bit = [&](const Instruction& in) {
@@ -52,13 +54,15 @@ void Lowerer::plan_subgroup_interleaving() {
     for (size_t c = 0; c < g.constructs.size(); ++c) {
       const Construct& k = g.constructs[c];
       if (!k.loop) continue;
-      bool loads = false, muladds = false;
+      bool loads = false, muladds = false, uncached = false;
       for (uint32_t p = k.begin; p < k.end && p < g.order.size(); ++p)
         for (const Instruction& in : fn.blocks[g.order[p]].body) {
-          loads = loads || in.opcode == uint16_t(Op::OpCooperativeMatrixLoadKHR);
+          const bool load = in.opcode == uint16_t(Op::OpCooperativeMatrixLoadKHR);
+          loads = loads || load;
+          uncached = uncached || (load && !in.operands.empty() && !cacheable_binding(in.operands[0]));
           muladds = muladds || eight_bit(in);
         }
-      tiled[c] = loads && muladds;
+      tiled[c] = loads && muladds && uncached;
     }
     // The innermost of them: a yield per iteration of the loop that walks the tiles, not
     // per tile of the loops inside it.

@@ -208,8 +208,8 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
     uniformity = &uniformity_data_;
   }
   plan_globals();
-  plan_subgroup_interleaving();
   plan_tile_cache();
+  plan_subgroup_interleaving();
 
   // Declare every function, then lower them.
   for (const Function& fn : m.functions) {

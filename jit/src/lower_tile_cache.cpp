@@ -134,10 +134,23 @@ llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm
   B.SetInsertPoint(cached_bb);
   llvm::FunctionCallee get = M_get_function(
       kTileCacheSymbol,
-      llvm::FunctionType::get(ptr, {ptr, ptr, B.getInt64Ty(), ptr, B.getInt32Ty(), ptr}, false), {1, 3});
+      llvm::FunctionType::get(ptr, {ptr, ptr, B.getInt64Ty(), ptr, B.getInt32Ty(), ptr, ptr}, false), {1, 3, 6});
   llvm::Value* pack = packer(c.desc, c.parts, c.role).getCallee();
   const uint32_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
-  llvm::Value* from_cache = B.CreateCall(get, {cache, src, ld, pack, B.getInt32(bytes), own});
+  // This site's last two sources (in the frame: each subgroup its own), to guess the one
+  // after next: a site in a loop over a register block's tiles that LLVM leaves rolled
+  // alternates between them, so the step that repeats is the one over two requests.
+  llvm::AllocaInst* last = entry_alloca(ptr, 2, 8);
+  new llvm::StoreInst(llvm::ConstantAggregateZero::get(llvm::ArrayType::get(ptr, 2)), last, last->getNextNode());
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::Value* last1_at = B.CreateConstGEP1_64(ptr, last, 1);
+  llvm::Value* last1 = B.CreateLoad(ptr, last1_at);
+  llvm::Value* src_bits = B.CreatePtrToInt(src, i64);
+  llvm::Value* step = B.CreateSub(src_bits, B.CreatePtrToInt(B.CreateLoad(ptr, last), i64));
+  llvm::Value* next = B.CreateIntToPtr(B.CreateAdd(src_bits, step), ptr);
+  B.CreateStore(last1, last);
+  B.CreateStore(src, last1_at);
+  llvm::Value* from_cache = B.CreateCall(get, {cache, src, ld, pack, B.getInt32(bytes), own, next});
   clear_pack_tag(c, slot);  // own copy may now hold another tile than its tag says
   B.CreateBr(done_bb);
   llvm::BasicBlock* cached_end = B.GetInsertBlock();

@@ -448,6 +448,7 @@ class Lowerer {
     const Function* fn = nullptr;
     llvm::Function* llvm_fn = nullptr;
     llvm::Value* ctx = nullptr;        // pointer to the KernelCtx struct
+    llvm::Value* dispatch_state = nullptr, *workgroup_state = nullptr;  // its fields, loaded at entry
     llvm::BasicBlock* entry = nullptr;  // allocas go here
     const FunctionUniformity* fu = nullptr;  // analysis results and the CFG
     std::unordered_map<Id, Val> values;  // defined in the current block

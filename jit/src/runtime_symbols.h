@@ -64,7 +64,7 @@ constexpr const char* kTransposeSymbol = "coopvk_rt_transpose";
 // rows row_bytes long, src_stride bytes apart (any sign), to dst back to back
 constexpr const char* kCopyRowsSymbol = "coopvk_rt_copy_rows";
 // const void* (TileCache*, const void* src, uint64_t ld, pack function, uint32_t bytes,
-//              void* local): TileCache::get
+//              void* local, const void* next): TileCache::get
 constexpr const char* kTileCacheSymbol = "coopvk_rt_tile_cache_get";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);

@@ -10,7 +10,9 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 layout(local_size_x_id = 0) in;
-layout(set = 0, binding = 0) readonly buffer BA { int8_t a[]; };   // four 16 x 32 tiles
+// BA is not readonly: a binding the shader may write keeps its tiles out of the dispatch's
+// tile cache (lower_tile_cache.cpp), which would otherwise stand in for the sharing.
+layout(set = 0, binding = 0) buffer BA { int8_t a[]; };            // four 16 x 32 tiles
 layout(set = 0, binding = 1) readonly buffer BB { int8_t b[]; };   // one 32 x 16 tile
 layout(set = 0, binding = 2) writeonly buffer BD { int d[]; };     // 16 x 16 per subgroup
 layout(push_constant) uniform P { uint steps; } pc;

@@ -36,7 +36,10 @@ class TileCache {
   // cache entry, packed now if this is the dispatch's first request for it; or, where the
   // cache cannot hold it (full, or its slots taken by other tiles or being packed by another
   // thread), packed into `local` and `local` returned. Thread-safe.
-  const void* get(const void* src, uint64_t ld, TilePackFn pack, uint32_t bytes, void* local);
+  //
+  // next: where the caller expects to ask next (its last two requests' step applied once
+  // more: a K loop's next tile), whose slots are prefetched; any value is harmless.
+  const void* get(const void* src, uint64_t ld, TilePackFn pack, uint32_t bytes, void* local, const void* next);
 
   // Entries are looked up among this many slots from the key's hash. The hash is of the
   // source's 64-byte line, and tiles starting in one line take neighbouring slots: the
@@ -67,4 +70,5 @@ class TileCache {
 
 // Called by compiled code: TileCache::get(). Declared here for runtime_symbols.cpp.
 extern "C" const void* coopvk_rt_tile_cache_get(coopvk::jit::TileCache* cache, const void* src, uint64_t ld,
-                                                coopvk::jit::TilePackFn pack, uint32_t bytes, void* local);
+                                                coopvk::jit::TilePackFn pack, uint32_t bytes, void* local,
+                                                const void* next);
