@@ -7,10 +7,9 @@
 // physical-storage-buffer address. So a load from a binding is packed through the cache
 // (TileCache::get) when the shader has no image writes or buffer addresses (known at
 // compile time) and, for each writable binding, the bound ranges do not overlap (tested at
-// run time; the descriptor loads are invariant, so the test leaves the loops). Host writes
-// and other commands' writes during the dispatch are races the application must not make
-// (Vulkan's memory model and the synchronization chapter), and the cache forgets everything
-// between dispatches.
+// run time, once per call of the function). Host writes and other commands' writes during
+// the dispatch are races the application must not make (Vulkan's memory model and the
+// synchronization chapter), and the cache forgets everything between dispatches.
 //
 // The tile is then read in place from the cache, through the variable's per-matrix
 // pointer (FunctionState::PackedCache::pointers).
@@ -120,17 +119,31 @@ llvm::Value* Lowerer::binding_unwritten(const Instruction& var) {
   return ok;
 }
 
+llvm::Value* Lowerer::tile_cache_usable(const Instruction& var) {
+  llvm::Value*& usable = F.tile_cache_usable[&var];
+  if (usable) return usable;
+  // In the entry block (past everything it computes, before its branch to the body), where
+  // LLVM could not hoist the test from the loads' conditional blocks itself.
+  llvm::IRBuilderBase::InsertPointGuard keep(B);
+  B.SetInsertPoint(F.entry->getTerminator());
+  if (!F.tile_cache) {
+    llvm::LoadInst* cache = B.CreateLoad(
+        B.getPtrTy(), B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxDispatch), offsetof(DispatchState, tile_cache)));
+    invariant(cache);
+    F.tile_cache = cache;
+  }
+  usable = B.CreateAnd(binding_unwritten(var), B.CreateIsNotNull(F.tile_cache));
+  return usable;
+}
+
 llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
-                                       llvm::Value* ld, llvm::Value* unwritten) {
+                                       llvm::Value* ld, llvm::Value* usable) {
   llvm::Type* ptr = B.getPtrTy();
   llvm::Value* own = packed_copy(c, slot);
-  llvm::LoadInst* cache =
-      B.CreateLoad(ptr, B.CreateConstGEP1_64(B.getInt8Ty(), ctx_field(kCtxDispatch), offsetof(DispatchState, tile_cache)));
-  invariant(cache);
   llvm::BasicBlock* cached_bb = llvm::BasicBlock::Create(C, "pack.cached", F.llvm_fn);
   llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "pack.here", F.llvm_fn);
   llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(C, "pack.done", F.llvm_fn);
-  B.CreateCondBr(B.CreateAnd(unwritten, B.CreateIsNotNull(cache)), cached_bb, plain_bb);
+  B.CreateCondBr(usable, cached_bb, plain_bb);
   B.SetInsertPoint(cached_bb);
   llvm::FunctionCallee get = M_get_function(
       kTileCacheSymbol,
@@ -150,7 +163,7 @@ llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm
   llvm::Value* next = B.CreateIntToPtr(B.CreateAdd(src_bits, step), ptr);
   B.CreateStore(last1, last);
   B.CreateStore(src, last1_at);
-  llvm::Value* from_cache = B.CreateCall(get, {cache, src, ld, pack, B.getInt32(bytes), own, next});
+  llvm::Value* from_cache = B.CreateCall(get, {F.tile_cache, src, ld, pack, B.getInt32(bytes), own, next});
   clear_pack_tag(c, slot);  // own copy may now hold another tile than its tag says
   B.CreateBr(done_bb);
   llvm::BasicBlock* cached_end = B.GetInsertBlock();

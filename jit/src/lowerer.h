@@ -449,6 +449,10 @@ class Lowerer {
     llvm::Function* llvm_fn = nullptr;
     llvm::Value* ctx = nullptr;        // pointer to the KernelCtx struct
     llvm::Value* dispatch_state = nullptr, *workgroup_state = nullptr;  // its fields, loaded at entry
+    // The dispatch's tile cache and, per buffer variable, whether its tiles may come from
+    // it (lower_tile_cache.cpp): computed in the entry block, once for every load.
+    llvm::Value* tile_cache = nullptr;
+    std::unordered_map<const Instruction*, llvm::Value*> tile_cache_usable;
     llvm::BasicBlock* entry = nullptr;  // allocas go here
     const FunctionUniformity* fu = nullptr;  // analysis results and the CFG
     std::unordered_map<Id, Val> values;  // defined in the current block
@@ -545,8 +549,9 @@ class Lowerer {
   bool binding_writable(const Instruction& var) const;
   const Instruction* cacheable_binding(Id pointer) const;
   llvm::Value* binding_unwritten(const Instruction& var);
+  llvm::Value* tile_cache_usable(const Instruction& var);
   llvm::Value* emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
-                                llvm::Value* ld, llvm::Value* unwritten);
+                                llvm::Value* ld, llvm::Value* usable);
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
   bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)
