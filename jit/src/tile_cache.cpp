@@ -11,9 +11,17 @@ namespace {
 
 constexpr size_t kSlotBytes = size_t(TileCache::kSlots) * 32;
 
+constexpr size_t kHugePage = size_t(2) << 20;
+
+// `bytes` (a multiple of kHugePage) of address space aligned to a huge page, so that
+// MADV_HUGEPAGE can back all of it with huge pages.
 void* reserve(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  void* p = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p), aligned = (at + kHugePage - 1) & ~(kHugePage - 1);
+  if (aligned > at) munmap(p, aligned - at);
+  if (const size_t tail = at + bytes + kHugePage - (aligned + bytes)) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+  return reinterpret_cast<void*>(aligned);
 }
 
 uint64_t first_slot(const void* src, uint64_t ld, uint32_t pack) {
