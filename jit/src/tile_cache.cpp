@@ -56,6 +56,7 @@ void TileCache::begin(uint64_t serial) {
 const void* TileCache::get(const void* src, uint64_t ld, TilePackFn pack, uint32_t bytes, void* local,
                            const void* next) {
   const auto pack_id = uint32_t(reinterpret_cast<uintptr_t>(pack));
+  // (Once the arena is full, what it holds is still found; new tiles are packed locally.)
   if (slots_ && arena_ && serial_ && ld <= UINT32_MAX) {
     // The slots' lines are gone from L1 and L2 by the time a K loop's next tile is asked
     // for (the packed tiles between stream through), and without this the lookups cost a
@@ -67,8 +68,9 @@ const void* TileCache::get(const void* src, uint64_t ld, TilePackFn pack, uint32
       Slot& s = slots_[(h + p) & (kSlots - 1)];
       std::atomic_ref<uint64_t> state(s.state);
       uint64_t st = state.load(std::memory_order_acquire);
-      // Free, or left from an earlier dispatch: claim it. (A failed claim reloads st.)
-      if (st != ready && st != packing &&
+      // Free, or left from an earlier dispatch: claim it, while the arena has room. (A
+      // failed claim reloads st.)
+      if (st != ready && st != packing && used_.load(std::memory_order_relaxed) < kArenaBytes &&
           state.compare_exchange_strong(st, packing, std::memory_order_acquire, std::memory_order_acquire)) {
         const size_t need = (size_t(bytes) + 63) & ~size_t(63);
         const size_t at = used_.fetch_add(need, std::memory_order_relaxed);

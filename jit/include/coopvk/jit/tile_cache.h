@@ -5,7 +5,7 @@
 // tile is packed by all 32 workgroups of a column, from rows that a power-of-two stride
 // crowds into a few cache sets. When no write of the dispatch can reach the buffer a tile
 // comes from, its packed form is the same in every workgroup, so the first to load it packs
-// it here and the others read it in place (lower_coopmat_packed.cpp decides when; the
+// it here and the others read it in place (jit/src/lower_tile_cache.cpp decides when; the
 // condition is compiled into the shader as a test of the bound descriptors' ranges).
 //
 // One cache per worker pool, which runs one dispatch at a time: begin() at each dispatch
@@ -48,11 +48,12 @@ class TileCache {
   static constexpr uint32_t kProbes = 8;
   static constexpr uint32_t kSlots = 1u << 17;
   // Packed tiles go to one arena of this size, in the order they are first requested
-  // (the order the workgroups read them in), reserved on first use.
+  // (the order the workgroups read them in).
   static constexpr size_t kArenaBytes = size_t(128) << 20;
 
  private:
-  // Zero pages until used (both are reserved, not committed, at construction).
+  // Zero pages until used (the slots and the arena are reserved, not committed, at
+  // construction, on huge-page boundaries).
   struct Slot {
     uint64_t state;  // (atomic_ref) 2 * serial while being packed, 2 * serial + 1 once ready; else free
     const void* src;
