@@ -307,12 +307,11 @@ bool Lowerer::store_packed_from_buffer(const Instruction& store) {
   llvm::Value* slot = packed_slot(it->first, value_v(store.operands[0]).v);
   // The binding the tile comes from, where the dispatch's tile cache may hold it.
   const Instruction* binding = cacheable_binding(ld->operands[0]);
-  llvm::Value* usable = binding ? tile_cache_usable(*binding) : nullptr;
   B.CreateCondBr(ok, pack_bb, gather_bb);
   B.SetInsertPoint(pack_bb);
   llvm::Value* ld_elems = B.CreateUDiv(a.stride, B.getInt64(esz));
-  if (usable) {
-    set_packed_operand(c, slot, emit_cached_pack(c, slot, a.base, ld_elems, usable));
+  if (binding) {
+    set_packed_operand(c, slot, emit_cached_pack(c, slot, a.base, ld_elems, *binding, esz));
   } else {
     emit_pack(c, slot, a.base, ld_elems);
     set_packed_operand(c, slot, packed_copy(c, slot));

@@ -19,6 +19,10 @@
 #include "runtime_symbols.h"
 #include "spirv_enums.h"
 
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 namespace coopvk::jit {
 
 using spv::Op;
@@ -102,6 +106,7 @@ llvm::Value* Lowerer::binding_unwritten(const Instruction& var) {
     return std::pair{lo, B.CreateAdd(lo, descriptor_field(v, idx, true).v)};
   };
   const auto [lo, hi] = span(var, nullptr);
+  F.binding_span[&var] = {lo, hi};
   llvm::Value* ok = B.getTrue();
   for (const Instruction* w : writable_buffers_) {
     const uint16_t pointee = type(type(w->result_type).elem).op;
@@ -137,44 +142,74 @@ llvm::Value* Lowerer::tile_cache_usable(const Instruction& var) {
 }
 
 llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
-                                       llvm::Value* ld, llvm::Value* usable) {
+                                       llvm::Value* ld, const Instruction& binding, uint64_t esz) {
   llvm::Type* ptr = B.getPtrTy();
+  llvm::Type* i64 = B.getInt64Ty();
+  llvm::Value* usable = tile_cache_usable(binding);
   llvm::Value* own = packed_copy(c, slot);
+  const uint32_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
+  // The site's TileSite, in the frame (each subgroup its own), described once at entry.
+  llvm::AllocaInst* site = entry_alloca(B.getInt8Ty(), sizeof(TileSite), 64);
+  {
+    llvm::IRBuilderBase::InsertPointGuard keep(B);
+    B.SetInsertPoint(F.entry->getTerminator());
+    B.CreateMemSet(site, B.getInt8(0), sizeof(TileSite), llvm::MaybeAlign(64));
+    auto field = [&](size_t at, llvm::Value* v) { B.CreateStore(v, B.CreateConstGEP1_64(B.getInt8Ty(), site, at)); };
+    const auto [lo, hi] = F.binding_span.at(&binding);
+    const uint32_t rows = c.role == 0 ? c.desc.m : c.desc.k, cols = c.role == 0 ? c.desc.k : c.desc.n;
+    field(offsetof(TileSite, pack), packer(c.desc, c.parts, c.role).getCallee());
+    field(offsetof(TileSite, lo), B.CreateIntToPtr(lo, ptr));
+    field(offsetof(TileSite, hi), B.CreateIntToPtr(hi, ptr));
+    field(offsetof(TileSite, bytes), B.getInt32(bytes));
+    field(offsetof(TileSite, rows), B.getInt32(rows));
+    field(offsetof(TileSite, row_bytes), B.getInt32(uint32_t(cols * esz)));
+    field(offsetof(TileSite, esz), B.getInt32(uint32_t(esz)));
+  }
   llvm::BasicBlock* cached_bb = llvm::BasicBlock::Create(C, "pack.cached", F.llvm_fn);
   llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(C, "pack.here", F.llvm_fn);
   llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(C, "pack.done", F.llvm_fn);
   B.CreateCondBr(usable, cached_bb, plain_bb);
   B.SetInsertPoint(cached_bb);
-  llvm::FunctionCallee get = M_get_function(
-      kTileCacheSymbol,
-      llvm::FunctionType::get(ptr, {ptr, ptr, B.getInt64Ty(), ptr, B.getInt32Ty(), ptr, ptr}, false), {1, 3, 6});
-  llvm::Value* pack = packer(c.desc, c.parts, c.role).getCallee();
-  const uint32_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
-  // This site's last two sources (in the frame: each subgroup its own), to guess the one
-  // after next: a site in a loop over a register block's tiles that LLVM leaves rolled
-  // alternates between them, so the step that repeats is the one over two requests.
-  llvm::AllocaInst* last = entry_alloca(ptr, 2, 8);
-  new llvm::StoreInst(llvm::ConstantAggregateZero::get(llvm::ArrayType::get(ptr, 2)), last, last->getNextNode());
-  llvm::Type* i64 = B.getInt64Ty();
-  llvm::Value* last1_at = B.CreateConstGEP1_64(ptr, last, 1);
-  llvm::Value* last1 = B.CreateLoad(ptr, last1_at);
-  llvm::Value* src_bits = B.CreatePtrToInt(src, i64);
-  llvm::Value* step = B.CreateSub(src_bits, B.CreatePtrToInt(B.CreateLoad(ptr, last), i64));
-  llvm::Value* next = B.CreateIntToPtr(B.CreateAdd(src_bits, step), ptr);
-  B.CreateStore(last1, last);
-  B.CreateStore(src, last1_at);
-  llvm::Value* from_cache = B.CreateCall(get, {F.tile_cache, src, ld, pack, B.getInt32(bytes), own, next});
+  // A walk's run answers most requests (TileCache::get tests the same first): tested here,
+  // as the call's fixed costs were most of the cache's time in a K loop.
+  const uint64_t stride = (uint64_t(bytes) + 63) & ~uint64_t(63);
+  std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> answers;
+  constexpr uint32_t kWalks = std::extent_v<decltype(TileSite::walk)>;
+  for (uint32_t i = 0; i < kWalks; ++i) {
+    const size_t w = offsetof(TileSite, walk) + i * sizeof(TileSite::Walk);
+    auto at = [&](size_t field) { return B.CreateConstGEP1_64(B.getInt8Ty(), site, w + field); };
+    llvm::Value* next_at = at(offsetof(TileSite::Walk, next));
+    llvm::Value* left_at = at(offsetof(TileSite::Walk, left));
+    llvm::Value* left = B.CreateLoad(i64, left_at);
+    llvm::BasicBlock* hit_bb = llvm::BasicBlock::Create(C, "pack.walk", F.llvm_fn);
+    llvm::BasicBlock* miss_bb = llvm::BasicBlock::Create(C, "pack.walk.miss", F.llvm_fn);
+    B.CreateCondBr(B.CreateAnd(B.CreateICmpEQ(B.CreateLoad(ptr, next_at), src), B.CreateICmpNE(left, B.getInt64(0))),
+                   hit_bb, miss_bb);
+    B.SetInsertPoint(hit_bb);
+    llvm::Value* data_at = at(offsetof(TileSite::Walk, data));
+    llvm::Value* data = B.CreateLoad(ptr, data_at);
+    llvm::Value* step = B.CreateLoad(i64, at(offsetof(TileSite::Walk, step)));
+    B.CreateStore(B.CreateGEP(B.getInt8Ty(), src, step), next_at);
+    B.CreateStore(B.CreateConstGEP1_64(B.getInt8Ty(), data, stride), data_at);
+    B.CreateStore(B.CreateSub(left, B.getInt64(1)), left_at);
+    B.CreateStore(B.getInt32(i), B.CreateConstGEP1_64(B.getInt8Ty(), site, offsetof(TileSite, recent)));
+    B.CreateBr(done_bb);
+    answers.emplace_back(data, hit_bb);
+    B.SetInsertPoint(miss_bb);
+  }
+  llvm::FunctionCallee get =
+      M_get_function(kTileCacheSymbol, llvm::FunctionType::get(ptr, {ptr, ptr, ptr, i64, ptr}, false), {2});
+  llvm::Value* looked_up = B.CreateCall(get, {F.tile_cache, site, src, ld, own});
   clear_pack_tag(c, slot);  // own copy may now hold another tile than its tag says
   B.CreateBr(done_bb);
-  llvm::BasicBlock* cached_end = B.GetInsertBlock();
+  answers.emplace_back(looked_up, B.GetInsertBlock());
   B.SetInsertPoint(plain_bb);
   emit_pack(c, slot, src, ld);
   B.CreateBr(done_bb);
-  llvm::BasicBlock* plain_end = B.GetInsertBlock();
+  answers.emplace_back(own, B.GetInsertBlock());
   B.SetInsertPoint(done_bb);
-  llvm::PHINode* at = B.CreatePHI(ptr, 2);
-  at->addIncoming(from_cache, cached_end);
-  at->addIncoming(own, plain_end);
+  llvm::PHINode* at = B.CreatePHI(ptr, unsigned(answers.size()));
+  for (auto [v, bb] : answers) at->addIncoming(v, bb);
   return at;
 }
 

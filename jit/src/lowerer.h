@@ -453,6 +453,7 @@ class Lowerer {
     // it (lower_tile_cache.cpp): computed in the entry block, once for every load.
     llvm::Value* tile_cache = nullptr;
     std::unordered_map<const Instruction*, llvm::Value*> tile_cache_usable;
+    std::unordered_map<const Instruction*, std::pair<llvm::Value*, llvm::Value*>> binding_span;  // [lo, hi), i64
     llvm::BasicBlock* entry = nullptr;  // allocas go here
     const FunctionUniformity* fu = nullptr;  // analysis results and the CFG
     std::unordered_map<Id, Val> values;  // defined in the current block
@@ -543,15 +544,15 @@ class Lowerer {
   // The dispatch's tile cache (lower_tile_cache.cpp): which buffer bindings the shader may
   // write, and whether anything else might write buffers (then nothing is cached); the
   // binding a tile load's pointer reads, if it may be cached; the run-time test that no
-  // writable binding's range overlaps it; a pack through the cache, which returns where the
-  // packed tile is.
+  // writable binding's range overlaps it; a pack through the cache where that test passes
+  // (the binding's, elements of esz bytes), which returns where the packed tile is.
   void plan_tile_cache();
   bool binding_writable(const Instruction& var) const;
   const Instruction* cacheable_binding(Id pointer) const;
   llvm::Value* binding_unwritten(const Instruction& var);
   llvm::Value* tile_cache_usable(const Instruction& var);
   llvm::Value* emit_cached_pack(const FunctionState::PackedCache& c, llvm::Value* slot, llvm::Value* src,
-                                llvm::Value* ld, llvm::Value* usable);
+                                llvm::Value* ld, const Instruction& binding, uint64_t esz);
   llvm::Value* mask = nullptr;  // active lanes of the block being emitted
   bool scalar_mode = false;     // emitting an instruction whose result is uniform
   bool raw_define = false;      // define() keeps the rep as computed (OpSpecConstantOp)

@@ -43,7 +43,8 @@ namespace coopvk::jit {
 // 6: WorkgroupState::pack_epoch and pack_memo, coopvk_jit_subgroup_yield; serialized
 //    shaders say whether they interleave their subgroups, and their pack sites.
 // 7: DispatchState::tile_cache and coopvk_rt_tile_cache_get, which compiled code calls.
-constexpr int kRuntimeAbi = 7;
+// 8: coopvk_rt_tile_cache_get takes the load site's TileSite.
+constexpr int kRuntimeAbi = 8;
 // More pack sites than this in one shader share nothing beyond (lower_interleave.cpp).
 constexpr uint32_t kMaxPackSites = 256;
 

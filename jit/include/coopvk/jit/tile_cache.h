@@ -21,6 +21,34 @@ namespace coopvk::jit {
 
 using TilePackFn = void (*)(const void* src, size_t ld, void* out);
 
+// One tile-load site of a compiled shader, in its frame (each subgroup its own): what it
+// loads, set by the compiled code at function entry, and how its requests go, which starts
+// zeroed.
+//
+// A site in a K loop asks for tiles one step apart. Once a step has repeated, the cache
+// packs a run of the next tiles along it side by side, and a walk remembers the run, so that
+// the site's next requests are answered from the walk, without a lookup. A loop over a
+// register block's tiles that LLVM leaves rolled makes one site alternate between several
+// such streams, each its own walk: the step is found over 1, 2 or 4 requests.
+struct TileSite {
+  TilePackFn pack;
+  const uint8_t* lo;   // the binding's bound bytes [lo, hi): a run packs ahead only within them
+  const uint8_t* hi;
+  uint32_t bytes;      // of a packed tile
+  uint32_t rows;       // the packer reads `rows` rows of `row_bytes` bytes, ld elements of
+  uint32_t row_bytes;  // `esz` bytes apart
+  uint32_t esz;
+  struct Walk {
+    const uint8_t* next;  // where the stream goes on, packed at data
+    const uint8_t* data;
+    int64_t step;
+    uint64_t left;  // tiles of the run still ahead (0: next is where the run ended)
+  } walk[4];
+  const uint8_t* seen[8];  // the sources of the last requests a walk did not answer
+  uint32_t count;          // of those, in all
+  uint32_t recent;         // the walk that answered last
+};
+
 class TileCache {
  public:
   TileCache();
@@ -32,35 +60,53 @@ class TileCache {
   // Not concurrent with get().
   void begin(uint64_t serial);
 
-  // The tile at src (rows ld elements apart) as `pack` packs it into `bytes` bytes: a
-  // cache entry, packed now if this is the dispatch's first request for it; or, where the
-  // cache cannot hold it (full, or its slots taken by other tiles or being packed by another
-  // thread), packed into `local` and `local` returned. Thread-safe.
-  //
-  // next: where the caller expects to ask next (its last two requests' step applied once
-  // more: a K loop's next tile), whose slots are prefetched; any value is harmless.
-  const void* get(const void* src, uint64_t ld, TilePackFn pack, uint32_t bytes, void* local, const void* next);
+  // The tile at src (rows ld elements apart) as site.pack packs it: a cache entry, packed
+  // now if this is the dispatch's first request for it; or, where the cache cannot hold it
+  // (full, or its slots taken by other tiles or being packed by another thread), packed
+  // into `local` (site.bytes, 64-byte aligned) and `local` returned. Thread-safe for
+  // different sites.
+  const void* get(TileSite& site, const void* src, uint64_t ld, void* local);
 
   // Entries are looked up among this many slots from the key's hash. The hash is of the
-  // source's 64-byte line, and tiles starting in one line take neighbouring slots: the
-  // tiles a subgroup loads together (B tiles side by side, A tiles of consecutive K steps)
-  // then share the slots' cache lines, which the lookups otherwise miss.
+  // source's 64-byte line, and tiles starting in one line take neighbouring slots.
   static constexpr uint32_t kProbes = 8;
   static constexpr uint32_t kSlots = 1u << 17;
+  // Tiles a run packs at most: a walk then looks up one tile in this many. Those past the
+  // end of a K loop (still inside the binding) are packed for nothing, at most this many
+  // less one per stream.
+  static constexpr uint32_t kRun = 8;
   // Packed tiles go to one arena of this size, in the order they are first requested
-  // (the order the workgroups read them in).
+  // (the order the workgroups read them in), a run's side by side.
   static constexpr size_t kArenaBytes = size_t(128) << 20;
 
  private:
+  struct Found {
+    const uint8_t* data;
+    int64_t step;  // of the run it is in, and its tiles after it
+    uint64_t left;
+  };
   // Zero pages until used (the slots and the arena are reserved, not committed, at
   // construction, on huge-page boundaries).
-  struct Slot {
+  struct alignas(64) Slot {
     uint64_t state;  // (atomic_ref) 2 * serial while being packed, 2 * serial + 1 once ready; else free
     const void* src;
     uint32_t ld;
     uint32_t pack;  // the packer's address, low half: unique among the driver's functions
-    void* data;
+    const uint8_t* data;
+    int64_t step;  // the run: its next tile is at src + step, packed at data + the tile's
+    uint64_t left;  // arena size, and so on for `left` tiles
   };
+  enum class Claim { kFound, kClaimed, kBusy };
+  // Looks src up: its entry (kFound, *slot it), a slot claimed for it (kClaimed), or
+  // neither (kBusy: being packed by another thread, or no room).
+  Claim claim(const void* src, uint32_t ld, uint32_t pack, Slot** slot);
+  // A run of up to kRun tiles from src, step apart (0: src alone), within [lo, hi), packed
+  // into the arena, first's slot already claimed; or {nullptr} where the arena is full.
+  Found pack_run(Slot* first, const TileSite& site, const uint8_t* src, uint32_t ld, int64_t step);
+  // The entry for src, {nullptr} where it must be packed locally; step: of the run to pack.
+  Found lookup(const TileSite& site, const uint8_t* src, uint64_t ld, int64_t step);
+  void prefetch(const void* src, uint64_t ld, uint32_t pack) const;
+
   Slot* slots_ = nullptr;
   uint8_t* arena_ = nullptr;
   std::atomic<size_t> used_{0};
@@ -70,6 +116,5 @@ class TileCache {
 }  // namespace coopvk::jit
 
 // Called by compiled code: TileCache::get(). Declared here for runtime_symbols.cpp.
-extern "C" const void* coopvk_rt_tile_cache_get(coopvk::jit::TileCache* cache, const void* src, uint64_t ld,
-                                                coopvk::jit::TilePackFn pack, uint32_t bytes, void* local,
-                                                const void* next);
+extern "C" const void* coopvk_rt_tile_cache_get(coopvk::jit::TileCache* cache, coopvk::jit::TileSite* site,
+                                                const void* src, uint64_t ld, void* local);
