@@ -30,6 +30,10 @@ using TilePackFn = void (*)(const void* src, size_t ld, void* out);
 // the site's next requests are answered from the walk, without a lookup. A loop over a
 // register block's tiles that LLVM leaves rolled makes one site alternate between several
 // such streams, each its own walk: the step is found over 1, 2 or 4 requests.
+//
+// Compiled code writes the description and reads and advances the walks itself (the test
+// get() starts with, lower_tile_cache.cpp), so this layout is part of the runtime ABI
+// (runtime_symbols.h).
 struct TileSite {
   TilePackFn pack;
   const uint8_t* lo;   // the binding's bound bytes [lo, hi): a run packs ahead only within them
