@@ -197,8 +197,8 @@ summary() {
   printf 'gemm_ratio_coopvk_over_lavapipe %s\n' "$(ratio "$(val gemm coopvk gemm_gflops)" "$(val gemm lavapipe gemm_gflops)")"
 
   printf '\ncooperative-matrix GEMM (tiled, 2x2 tiles per subgroup, 2x2 subgroups), G(FL)OP/s median of %s, %% of the CPU peak for the class\n' "$COOPMAT_REPS"
-  local C='%-10s %6s %10s %10s %10s %7s %9s %9s %s\n'
-  printf "$C" "types" "size" "tile" "coopvk" "lavapipe" "ratio" "cvk %peak" "lvp %peak" "peak class (G(FL)OP/s)"
+  local C='%-10s %6s %10s %10s %10s %7s %9s %9s %9s %s\n'
+  printf "$C" "types" "size" "tile" "coopvk" "lavapipe" "ratio" "cvk %peak" "lvp %peak" "cvk %conc" "peak class (G(FL)OP/s)"
   for t in $COOPMAT_TYPES; do
     for n in $COOPMAT_SIZES; do
       local tag="coopmat_${t}_$n" cv lv
@@ -207,6 +207,7 @@ summary() {
       [ "$(val "$tag" lavapipe coopmat_gemm_unsupported)" = 1 ] && lv=unsupported
       printf "$C" "$t" "$n" "$(val "$tag" coopvk coopmat_gemm_tile)" "$(fmt "$cv")" "$(fmt "$lv")" "$(ratio "$cv" "$lv")" \
         "$(pct "$(val "$tag" coopvk coopmat_gemm_peak_fraction)")" "$(pct "$(val "$tag" lavapipe coopmat_gemm_peak_fraction)")" \
+        "$(pct "$(val "$tag" coopvk coopmat_gemm_concurrent_peak_fraction)")" \
         "$(awk '$1 == "coopmat_gemm_peak_class" { $1 = ""; print substr($0, 2) }' "$LOGS/$tag.coopvk.log" 2>/dev/null | tail -n 1) ($(fmt "$(val "$tag" coopvk coopmat_gemm_peak_gflops)"))"
     done
   done
@@ -238,13 +239,13 @@ summary() {
 
 # coopmat_csv: the cooperative-matrix GEMM runs as CSV (one row per driver, types, size)
 coopmat_csv() {
-  echo "driver,types,size,tile,gflops_median,gflops_best,gflops_worst,peak_gflops,peak_fraction"
+  echo "driver,types,size,tile,gflops_median,gflops_best,gflops_worst,peak_gflops,peak_fraction,concurrent_peak_gflops,concurrent_peak_fraction"
   for d in coopvk lavapipe; do
     for t in $COOPMAT_TYPES; do
       for n in $COOPMAT_SIZES; do
         local tag="coopmat_${t}_$n"
         [ "$(val "$tag" "$d" coopmat_gemm_unsupported)" = 1 ] && continue
-        echo "$d,$t,$n,$(val "$tag" "$d" coopmat_gemm_tile),$(val "$tag" "$d" coopmat_gemm_gflops),$(val "$tag" "$d" coopmat_gemm_best_gflops),$(val "$tag" "$d" coopmat_gemm_worst_gflops),$(val "$tag" "$d" coopmat_gemm_peak_gflops),$(val "$tag" "$d" coopmat_gemm_peak_fraction)"
+        echo "$d,$t,$n,$(val "$tag" "$d" coopmat_gemm_tile),$(val "$tag" "$d" coopmat_gemm_gflops),$(val "$tag" "$d" coopmat_gemm_best_gflops),$(val "$tag" "$d" coopmat_gemm_worst_gflops),$(val "$tag" "$d" coopmat_gemm_peak_gflops),$(val "$tag" "$d" coopmat_gemm_peak_fraction),$(val "$tag" "$d" coopmat_gemm_concurrent_peak_gflops),$(val "$tag" "$d" coopmat_gemm_concurrent_peak_fraction)"
       done
     done
   done
