@@ -172,7 +172,7 @@ llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm
   B.SetInsertPoint(cached_bb);
   // A walk's run answers most requests (TileCache::get tests the same first): tested here,
   // as the call's fixed costs were most of the cache's time in a K loop.
-  const uint64_t stride = (uint64_t(bytes) + 63) & ~uint64_t(63);
+  const uint64_t stride = TileCache::run_stride(bytes);
   std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> answers;
   constexpr uint32_t kWalks = std::extent_v<decltype(TileSite::walk)>;
   for (uint32_t i = 0; i < kWalks; ++i) {

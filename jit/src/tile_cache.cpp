@@ -33,6 +33,9 @@ uint64_t first_slot(const void* src, uint64_t ld, uint32_t pack) {
 }
 
 // src moved by step bytes, as an address (it may leave the buffer: never dereferenced there).
+// The packer's key: its address, low half (unique among the driver's functions).
+uint32_t pack_id(const TileSite& site) { return uint32_t(reinterpret_cast<uintptr_t>(site.pack)); }
+
 // (Modular: a negative step is its two's complement.)
 const uint8_t* advance(const void* src, uint64_t step) {
   return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(src) + step);
@@ -89,18 +92,19 @@ TileCache::Claim TileCache::claim(const void* src, uint32_t ld, uint32_t pack, S
 
 TileCache::Found TileCache::pack_run(Slot* first, const TileSite& site, const uint8_t* src, uint32_t ld,
                                      int64_t step) {
-  const auto pack_id = uint32_t(reinterpret_cast<uintptr_t>(site.pack));
+  const uint32_t pack = pack_id(site);
   Slot* members[kRun] = {first};
   uint32_t n = 1;
   // The packer reads [tile, tile + extent); the app vouches for the requested tile only.
   const uint64_t extent = (site.rows ? uint64_t(site.rows - 1) * ld * site.esz : 0) + site.row_bytes;
   const auto lo = reinterpret_cast<uintptr_t>(site.lo), hi = reinterpret_cast<uintptr_t>(site.hi);
   for (; step != 0 && n < kRun; ++n) {
-    const auto t = reinterpret_cast<uintptr_t>(advance(src, uint64_t(step) * n));
+    const uint8_t* tile = advance(src, uint64_t(step) * n);
+    const auto t = reinterpret_cast<uintptr_t>(tile);
     if (t < lo || t > hi || hi - t < extent) break;
-    if (claim(advance(src, uint64_t(step) * n), ld, pack_id, &members[n]) != Claim::kClaimed) break;
+    if (claim(tile, ld, pack, &members[n]) != Claim::kClaimed) break;
   }
-  const size_t stride = (size_t(site.bytes) + 63) & ~size_t(63);
+  const size_t stride = run_stride(site.bytes);
   const size_t need = stride * n;
   const size_t at = used_.fetch_add(need, std::memory_order_relaxed);
   if (at + need > kArenaBytes) {  // full: give the slots back
@@ -111,7 +115,7 @@ TileCache::Found TileCache::pack_run(Slot* first, const TileSite& site, const ui
     Slot& s = *members[i];
     s.src = advance(src, uint64_t(step) * i);
     s.ld = ld;
-    s.pack = pack_id;
+    s.pack = pack;
     s.data = arena_ + at + stride * i;
     s.step = step;
     s.left = n - 1 - i;
@@ -126,9 +130,9 @@ TileCache::Found TileCache::pack_run(Slot* first, const TileSite& site, const ui
 
 TileCache::Found TileCache::lookup(const TileSite& site, const uint8_t* src, uint64_t ld, int64_t step) {
   if (!slots_ || !arena_ || !serial_ || ld > UINT32_MAX) return {nullptr, 0, 0};
-  const auto pack_id = uint32_t(reinterpret_cast<uintptr_t>(site.pack));
+  const uint32_t pack = pack_id(site);
   Slot* s = nullptr;
-  switch (claim(src, uint32_t(ld), pack_id, &s)) {
+  switch (claim(src, uint32_t(ld), pack, &s)) {
     case Claim::kFound:
       return {s->data, s->step, s->left};
     case Claim::kClaimed:
@@ -141,7 +145,7 @@ TileCache::Found TileCache::lookup(const TileSite& site, const uint8_t* src, uin
 
 const void* TileCache::get(TileSite& site, const void* src, uint64_t ld, void* local) {
   const auto* p = static_cast<const uint8_t*>(src);
-  const size_t stride = (size_t(site.bytes) + 63) & ~size_t(63);
+  const size_t stride = run_stride(site.bytes);
   constexpr uint32_t kWalks = std::extent_v<decltype(TileSite::walk)>;
   for (uint32_t i = 0; i < kWalks; ++i) {
     TileSite::Walk& w = site.walk[i];
@@ -184,7 +188,7 @@ const void* TileCache::get(TileSite& site, const void* src, uint64_t ld, void* l
     site.recent = uint32_t(walk - site.walk);
     // The lookup where the run ends misses its slot's line otherwise (the packed tiles
     // between stream through L1): fetched into L2 now, which keeps it that long.
-    prefetch(advance(p, uint64_t(f.step) * (f.left + 1)), ld, uint32_t(reinterpret_cast<uintptr_t>(site.pack)));
+    prefetch(advance(p, uint64_t(f.step) * (f.left + 1)), ld, pack_id(site));
   }
   return f.data;
 }

@@ -82,6 +82,9 @@ class TileCache {
   // Packed tiles go to one arena of this size, in the order they are first requested
   // (the order the workgroups read them in), a run's side by side.
   static constexpr size_t kArenaBytes = size_t(128) << 20;
+  // Bytes from one tile of a run to the next: its packed size on whole cache lines (the
+  // compiled code steps a walk's data by this too).
+  static constexpr size_t run_stride(uint32_t bytes) { return (size_t(bytes) + 63) & ~size_t(63); }
 
  private:
   struct Found {
