@@ -9,6 +9,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -165,15 +166,22 @@ TEST_CASE("a site walking a K loop gets runs of tiles packed side by side") {
   packs = 0;
   TileSite site = site_for(buf.data(), end);
   std::vector<const uint8_t*> got;
+  uint64_t first_run = 0, longest_run = 0;  // tiles ahead in a walk: of its first run, of any
   for (int k = 0; k < kSteps; ++k) {
     const uint8_t* src = buf.data() + k * kStep;
     got.push_back(static_cast<const uint8_t*>(cache.get(site, src, 2, local)));
     REQUIRE(got.back() != local);
     REQUIRE(packed_as(got.back(), src, 2, true));
+    for (const TileSite::Walk& w : site.walk) {
+      if (first_run == 0) first_run = w.left;
+      longest_run = std::max(longest_run, w.left);
+    }
   }
-  // Once the step has repeated (the third request), runs of kRun: the tiles of one run
-  // lie a tile apart, and the walk packed each tile once (none past the end: the binding
-  // ends with the last tile).
+  REQUIRE(first_run == TileCache::kRun - 1);
+  REQUIRE(longest_run == TileCache::kRunLong - 1);
+  // Once the step has repeated (the third request), a run of kRun, and where the walk goes
+  // on past it, runs of kRunLong: the tiles of one run lie a tile apart, and the walk packed
+  // each tile once (none past the end: the binding ends with the last tile).
   REQUIRE(packs == kSteps);
   int adjacent = 0;
   for (int k = 1; k < kSteps; ++k) adjacent += got[k] == got[k - 1] + 64;
@@ -252,7 +260,7 @@ TEST_CASE("a site alternating two streams gets runs for each") {
     }
   // (The first stream's runs may go on past its end, into the second's part of the buffer.)
   REQUIRE(packs >= 2 * kSteps);
-  REQUIRE(packs <= 2 * kSteps + 2 * (int(TileCache::kRun) - 1));
+  REQUIRE(packs <= 2 * kSteps + 2 * (int(TileCache::kRunLong) - 1));
   REQUIRE(adjacent >= 2 * (kSteps - 3) * int(TileCache::kRun - 1) / int(TileCache::kRun) - 2);
 }
 

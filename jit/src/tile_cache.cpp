@@ -91,14 +91,14 @@ TileCache::Claim TileCache::claim(const void* src, uint32_t ld, uint32_t pack, S
 }
 
 TileCache::Found TileCache::pack_run(Slot* first, const TileSite& site, const uint8_t* src, uint32_t ld,
-                                     int64_t step) {
+                                     int64_t step, uint32_t max_run) {
   const uint32_t pack = pack_id(site);
-  Slot* members[kRun] = {first};
+  Slot* members[kRunLong] = {first};
   uint32_t n = 1;
   // The packer reads [tile, tile + extent); the app vouches for the requested tile only.
   const uint64_t extent = (site.rows ? uint64_t(site.rows - 1) * ld * site.esz : 0) + site.row_bytes;
   const auto lo = reinterpret_cast<uintptr_t>(site.lo), hi = reinterpret_cast<uintptr_t>(site.hi);
-  for (; step != 0 && n < kRun; ++n) {
+  for (; step != 0 && n < max_run; ++n) {
     const uint8_t* tile = advance(src, uint64_t(step) * n);
     const auto t = reinterpret_cast<uintptr_t>(tile);
     if (t < lo || t > hi || hi - t < extent) break;
@@ -128,7 +128,8 @@ TileCache::Found TileCache::pack_run(Slot* first, const TileSite& site, const ui
   return {arena_ + at, step, n - 1};
 }
 
-TileCache::Found TileCache::lookup(const TileSite& site, const uint8_t* src, uint64_t ld, int64_t step) {
+TileCache::Found TileCache::lookup(const TileSite& site, const uint8_t* src, uint64_t ld, int64_t step,
+                                   uint32_t max_run) {
   if (!slots_ || !arena_ || !serial_ || ld > UINT32_MAX) return {nullptr, 0, 0};
   const uint32_t pack = pack_id(site);
   Slot* s = nullptr;
@@ -136,7 +137,7 @@ TileCache::Found TileCache::lookup(const TileSite& site, const uint8_t* src, uin
     case Claim::kFound:
       return {s->data, s->step, s->left};
     case Claim::kClaimed:
-      return pack_run(s, site, src, uint32_t(ld), step);
+      return pack_run(s, site, src, uint32_t(ld), step, max_run);
     case Claim::kBusy:
       break;
   }
@@ -172,7 +173,8 @@ const void* TileCache::get(TileSite& site, const void* src, uint64_t ld, void* l
   for (uint32_t d = 1; !walk && step == 0 && d <= 4; d *= 2)
     if (site.count >= 2 * d && at - seen(d) == seen(d) - seen(2 * d) && at != seen(d)) step = int64_t(at - seen(d));
   site.seen[site.count++ & 7] = p;
-  const Found f = lookup(site, p, ld, step);
+  // A walk going on past its run is a loop longer than one run: the next run is long.
+  const Found f = lookup(site, p, ld, step, walk ? kRunLong : kRun);
   if (walk) walk->next = advance(p, step);  // (a run, below, or the stream's next tile)
   if (!f.data) {
     site.pack(src, ld, local);
