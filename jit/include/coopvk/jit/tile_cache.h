@@ -77,8 +77,8 @@ class TileCache {
   static constexpr uint32_t kSlots = 1u << 17;
   // Tiles a run packs at most: kRun where a repeating step starts one, kRunLong where a
   // walk's run ended at the request (the loop is longer than a run). A walk looks up one
-  // tile per run, and each lookup costs the slots' cache misses and a jump in the arena
-  // (measured on Zen 5, s8 2048^3: runs of 16 then 32 were 1.07-1.15x as fast as runs of 8;
+  // tile per run, and each lookup costs a call, the slots' lines and a jump in the arena
+  // (measured on Zen 5, s8 512^3 to 4096^3: runs of 16 then 32 were 1.04-1.15x as fast as 8;
   // 32 then 64 no faster). Tiles past the end of a K loop (still inside the binding) are
   // packed for nothing: at most kRunLong - 1 per stream.
   static constexpr uint32_t kRun = 16;
