@@ -9,6 +9,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -299,4 +300,51 @@ TEST_CASE("a shader whose frame needs the fiber stacks runs there, without barri
   pthread_join(t, nullptr);
   pthread_attr_destroy(&attr);
   for (uint32_t s = 0; s < 3; ++s) CHECK(h.out[s] == s + 1);
+}
+
+namespace {
+
+// The order workgroups run in: each appends its linear index (x + nx * y) to a list.
+std::vector<uint32_t> g_visits;
+void visit_subgroup(const DispatchState* ds, WorkgroupState* ws, uint32_t s) {
+  if (s == 0) g_visits.push_back(ws->workgroup_id[0] + ds->num_workgroups[0] * ws->workgroup_id[1]);
+}
+// A stand-in for a compiled range function: the linear index as shader_abi.h defines it.
+void visit_range(const DispatchState* ds, WorkgroupState*, uint64_t first, uint64_t count) {
+  for (uint64_t i = first; i < first + count; ++i) g_visits.push_back(uint32_t(i));
+}
+
+// Runs a 5 x 10 grid through run_range in pieces of 7 positions (as the worker pool hands
+// them out) and returns the visits.
+std::vector<uint32_t> visit_grid(const CompiledShader& sh) {
+  Harness h;
+  h.ds.num_workgroups[0] = 5;
+  h.ds.num_workgroups[1] = 10;
+  WorkgroupRunner runner;
+  g_visits.clear();
+  for (uint64_t first = 0; first < 50; first += 7) runner.run_range(sh, h.ds, first, std::min<uint64_t>(7, 50 - first));
+  return g_visits;
+}
+
+}  // namespace
+
+TEST_CASE("a shader walking the tile cache takes a 2D grid in strips of rows, every workgroup once") {
+  for (bool ranged : {false, true}) {
+    CompiledShader sh = make_shader(visit_subgroup, 1, 0, false);
+    if (ranged) sh.range_fn = visit_range;
+    // The linear order without the tile cache.
+    std::vector<uint32_t> v = visit_grid(sh);
+    REQUIRE(v.size() == 50);
+    for (uint32_t i = 0; i < 50; ++i) CHECK(v[i] == i);
+    // Strips of 4 rows (the last of 2), column by column: (x, y) = (0,0) (0,1) (0,2) (0,3)
+    // (1,0) ... (4,3), then rows 4-7, then rows 8-9.
+    sh.walks_tile_cache = true;
+    v = visit_grid(sh);
+    REQUIRE(v.size() == 50);
+    std::vector<uint32_t> expect;
+    for (uint32_t y0 = 0; y0 < 10; y0 += 4)
+      for (uint32_t x = 0; x < 5; ++x)
+        for (uint32_t y = y0; y < std::min(y0 + 4, 10u); ++y) expect.push_back(x + 5 * y);
+    CHECK(v == expect);
+  }
 }

@@ -208,6 +208,7 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     meta.uses_workgroup_barrier = lowerer.uses_barrier;
     meta.needs_fiber_stack = lowerer.coopvec_frame_bytes > Lowerer::kThreadStackFrameBytes;
     meta.interleaves_subgroups = lowerer.interleaves_subgroups;
+    meta.walks_tile_cache = lowerer.walks_tile_cache;
     meta.pack_sites = lowerer.pack_sites;
   } catch (const LowerError& e) {
     out.error = e.what();
@@ -282,6 +283,7 @@ std::vector<uint8_t> serialize(const CompiledShader& s) {
   put(b, uint32_t(s.uses_workgroup_barrier));
   put(b, uint32_t(s.needs_fiber_stack));
   put(b, uint32_t(s.interleaves_subgroups));
+  put(b, uint32_t(s.walks_tile_cache));
   put(b, s.pack_sites);
   put(b, uint64_t(s.object_code.size()));
   b.insert(b.end(), s.object_code.begin(), s.object_code.end());
@@ -312,12 +314,12 @@ CompileResult deserialize(const uint8_t* data, size_t size) {
     return out;
   }
   CompiledShader meta;
-  uint32_t barrier = 0, fiber_stack = 0, interleaves = 0;
+  uint32_t barrier = 0, fiber_stack = 0, interleaves = 0, walks = 0;
   uint64_t obj_size = 0;
   bool ok = r.get(&meta.local_size[0]) && r.get(&meta.local_size[1]) && r.get(&meta.local_size[2]) &&
             r.get(&meta.subgroup_size) && r.get(&meta.subgroups_per_workgroup) &&
             r.get(&meta.shared_memory_bytes) && r.get(&barrier) && r.get(&fiber_stack) &&
-            r.get(&interleaves) && r.get(&meta.pack_sites) && r.get(&obj_size) && obj_size == r.left;
+            r.get(&interleaves) && r.get(&walks) && r.get(&meta.pack_sites) && r.get(&obj_size) && obj_size == r.left;
   if (!ok || obj_size == 0 || meta.subgroup_size < kMinSubgroupSize || meta.subgroup_size > kMaxSubgroupSize ||
       meta.subgroups_per_workgroup == 0 || meta.subgroups_per_workgroup > 1024 || meta.shared_memory_bytes > 65536 ||
       meta.pack_sites > kMaxPackSites) {
@@ -327,6 +329,7 @@ CompileResult deserialize(const uint8_t* data, size_t size) {
   meta.uses_workgroup_barrier = barrier != 0;
   meta.needs_fiber_stack = fiber_stack != 0;
   meta.interleaves_subgroups = interleaves != 0;
+  meta.walks_tile_cache = walks != 0;
   meta.object_code.assign(r.p, r.p + obj_size);
   auto j = make_jit(nullptr);
   if (!j) {

@@ -146,6 +146,7 @@ llvm::Value* Lowerer::emit_cached_pack(const FunctionState::PackedCache& c, llvm
   llvm::Type* ptr = B.getPtrTy();
   llvm::Type* i64 = B.getInt64Ty();
   llvm::Value* usable = tile_cache_usable(binding);
+  walks_tile_cache = true;
   llvm::Value* own = packed_copy(c, slot);
   const uint32_t bytes = c.role == 0 ? c.parts.a_bytes : c.parts.b_bytes;
   // The site's TileSite, in the frame (each subgroup its own), described once at entry.

@@ -135,6 +135,7 @@ class Lowerer {
   uint32_t shared_memory_bytes = 0;
   bool uses_barrier = false;
   bool interleaves_subgroups = false;  // CompiledShader::interleaves_subgroups
+  bool walks_tile_cache = false;       // CompiledShader::walks_tile_cache
   uint32_t pack_sites = 0;             // CompiledShader::pack_sites
 
   // ---- shared helpers (defined across lower_*.cpp) ---------------------------------

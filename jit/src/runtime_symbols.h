@@ -44,7 +44,8 @@ namespace coopvk::jit {
 //    shaders say whether they interleave their subgroups, and their pack sites.
 // 7: DispatchState::tile_cache and coopvk_rt_tile_cache_get, which compiled code calls.
 // 8: coopvk_rt_tile_cache_get takes the load site's TileSite.
-constexpr int kRuntimeAbi = 8;
+// 9: serialized shaders say whether they walk the tile cache.
+constexpr int kRuntimeAbi = 9;
 // More pack sites than this in one shader share nothing beyond (lower_interleave.cpp).
 constexpr uint32_t kMaxPackSites = 256;
 

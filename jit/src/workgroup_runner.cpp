@@ -56,6 +56,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -417,19 +418,46 @@ void WorkgroupRunner::run(const CompiledShader& shader, const DispatchState& ds,
   im.run_fibers(n);
 }
 
+namespace {
+
+// A GEMM's workgroups in a 2D grid read one panel of A per row of the grid and one of B per
+// column. In the linear order (rows one after another) every panel of B is fetched again for
+// each row, from L3 or memory once B outgrows the caches. Taken instead in strips of this
+// many rows, column by column, each panel of B is read that many times in a row while the
+// strip's panels of A stay in L2. Measured on Zen 5 (two threads, 1 MiB L2 each) in one
+// process alternating the two orders: f16 -> f32 2048^3 1.06-1.13x (its packed tiles are
+// f32, 16 MiB each of A and B), s8 -> s32 0.96-1.00x (4 MiB each, in L3 either way).
+// Vulkan promises no order among a dispatch's workgroups.
+constexpr uint64_t kStripRows = 4;
+
+// The linear index (shader_abi.h) of the workgroup at `pos` of the strip order: a bijection
+// of [0, nx * ny); the last strip has the rows left.
+uint64_t strip_workgroup(uint64_t pos, uint64_t nx, uint64_t ny) {
+  const uint64_t y0 = pos / (kStripRows * nx) * kStripRows;
+  const uint64_t rows = std::min(kStripRows, ny - y0);
+  const uint64_t r = pos - y0 * nx;  // within the strip, column-major
+  return (y0 + r % rows) * nx + r / rows;
+}
+
+}  // namespace
+
 void WorkgroupRunner::run_range(const CompiledShader& shader, const DispatchState& ds, uint64_t first,
                                 uint64_t count) {
+  const uint64_t nx = ds.num_workgroups[0], ny = ds.num_workgroups[1], nxy = nx * ny;
+  const bool strips = shader.walks_tile_cache && ds.num_workgroups[2] == 1 && nx > 1 && ny > kStripRows;
   if (shader.range_fn && !shader.needs_fiber_stack) {
     Impl& im = *impl_;
     WorkgroupState& ws = im.ws;
     ws.shared_memory = nullptr;  // range_fn exists only without workgroup memory
     ws.scheduler = static_cast<FiberScheduler*>(&im);
     im.live = 0;
-    shader.range_fn(&ds, &ws, first, count);
+    if (!strips) return shader.range_fn(&ds, &ws, first, count);
+    // (One call per workgroup: a tiled GEMM's workgroups are long.)
+    for (uint64_t pos = first; pos < first + count; ++pos) shader.range_fn(&ds, &ws, strip_workgroup(pos, nx, ny), 1);
     return;
   }
-  const uint64_t nx = ds.num_workgroups[0], nxy = nx * ds.num_workgroups[1];
-  for (uint64_t i = first; i < first + count; ++i) {
+  for (uint64_t pos = first; pos < first + count; ++pos) {
+    const uint64_t i = strips ? strip_workgroup(pos, nx, ny) : pos;
     uint32_t id[3] = {ds.base_workgroup[0] + static_cast<uint32_t>(i % nx),
                       ds.base_workgroup[1] + static_cast<uint32_t>((i / nx) % ds.num_workgroups[1]),
                       ds.base_workgroup[2] + static_cast<uint32_t>(i / nxy)};

@@ -110,6 +110,9 @@ struct CompiledShader {
   // (coopvk_jit_subgroup_yield): the runner runs its subgroups as fibers when there are
   // several, and it has no range_fn.
   bool interleaves_subgroups = false;
+  // Some of its tile loads go through the dispatch's tile cache (a GEMM's K loop): the runner
+  // takes a 2D grid's workgroups in strips of rows (WorkgroupRunner::run_range).
+  bool walks_tile_cache = false;
   uint32_t pack_sites = 0;  // records of WorkgroupState::pack_memo its code uses
   std::shared_ptr<void> keep_alive;  // owns the JIT'd code (the ORC resources)
   std::vector<uint8_t> object_code;   // the relocatable object it was linked from

@@ -16,8 +16,10 @@ class WorkgroupRunner {
   WorkgroupRunner& operator=(const WorkgroupRunner&) = delete;
 
   void run(const CompiledShader& shader, const DispatchState& ds, const uint32_t workgroup_id[3]);
-  // Workgroups [first, first + count) in the dispatch's linear order (shader_abi.h), by
-  // one call of CompiledShader::range_fn when the shader has one, else one run() each.
+  // Workgroups [first, first + count) of the dispatch's order, by one call of
+  // CompiledShader::range_fn when the shader has one, else one run() each. The order is the
+  // linear one (shader_abi.h), except for a 2D grid of a shader that walks the tile cache:
+  // strips of rows, each column by column (workgroup_runner.cpp).
   void run_range(const CompiledShader& shader, const DispatchState& ds, uint64_t first, uint64_t count);
 
  private:
