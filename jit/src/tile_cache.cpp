@@ -32,10 +32,10 @@ uint64_t first_slot(const void* src, uint64_t ld, uint32_t pack) {
   return ((h ^ (h >> 29)) & ~uint64_t(3)) | ((at >> 4) & 3);
 }
 
-// src moved by step bytes, as an address (it may leave the buffer: never dereferenced there).
 // The packer's key: its address, low half (unique among the driver's functions).
 uint32_t pack_id(const TileSite& site) { return uint32_t(reinterpret_cast<uintptr_t>(site.pack)); }
 
+// src moved by step bytes, as an address (it may leave the buffer: never dereferenced there).
 // (Modular: a negative step is its two's complement.)
 const uint8_t* advance(const void* src, uint64_t step) {
   return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(src) + step);

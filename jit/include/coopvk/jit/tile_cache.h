@@ -83,6 +83,7 @@ class TileCache {
   // packed for nothing: at most kRunLong - 1 per stream.
   static constexpr uint32_t kRun = 16;
   static constexpr uint32_t kRunLong = 32;
+  static_assert(kRun <= kRunLong, "pack_run holds at most kRunLong slots");
   // Packed tiles go to one arena of this size, in the order they are first requested
   // (the order the workgroups read them in), a run's side by side.
   static constexpr size_t kArenaBytes = size_t(128) << 20;
