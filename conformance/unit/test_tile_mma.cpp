@@ -94,6 +94,7 @@ constexpr Path kPaths[] = {
     {"avx512+vnni", KernelArch::Avx512, kAvx512Vnni},
     {"avx512+bf16", KernelArch::Avx512, kAvx512Bf16},
     {"avx512+fp16", KernelArch::Avx512, kAvx512Fp16},
+    {"avx512+vnni+amx", KernelArch::Avx512, kAvx512Vnni | kAmxInt8},
 };
 
 bool runnable(const Path& p) {
@@ -694,6 +695,18 @@ TEST_CASE("tile_mma: the split form computes the whole kernel's bits from packed
     CHECK_FALSE(packed_for(p, {NF::F16, NF::F16, NF::F16, NF::F16, 16, 16, 16}, &pk));
     // Shapes without a fixed copy: none either.
     CHECK_FALSE(packed_for(p, {NF::F16, NF::F16, NF::F32, NF::F32, 17, 9, 33}, &pk));
+  }
+  // Where AMX runs, the s8 parts are its own (B packed as k x n bytes, no fix-up row), so the
+  // loop above tested the tile instructions and not VNNI's parts again.
+  if (cpu_has_amxint8()) {
+    REQUIRE(force_kernel_arch(KernelArch::Avx512));
+    REQUIRE(restrict_cpu_features(kAvx512Vnni | kAmxInt8));
+    for (const Shape s : {Shape{16, 16, 32}, Shape{16, 8, 32}, Shape{8, 8, 32}}) {
+      TileMmaPacked pk;
+      REQUIRE(tile_mma_packed({NF::I8, NF::U8, NF::I32, NF::I32, s.m, s.n, s.k}, &pk));
+      CHECK(pk.b_bytes == s.k * s.n);
+      CHECK(pk.a_bytes == s.m * s.k);
+    }
   }
   INFO("split forms tested: " << tested);
   REQUIRE(tested > 0);

@@ -6,6 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "convert_arch.h"
 
 namespace coopvk::kernels {
@@ -55,6 +60,19 @@ std::atomic<KernelArch>& current() {
   return arch;
 }
 
+#if defined(__linux__) && defined(__x86_64__) && defined(__GNUC__)
+// Linux keeps the 8 KiB of tile data out of a thread's saved state until the process asks
+// for it (Documentation/arch/x86/xstate.rst); a tile instruction before that faults. The
+// request fails where the kernel is too old or the CPU lacks AMX, and then AMX stays unused.
+bool amx_tile_state_granted() {
+  if (!__builtin_cpu_supports("amx-tile") || !__builtin_cpu_supports("amx-int8")) return false;
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#else
+bool amx_tile_state_granted() { return false; }
+#endif
+
 uint32_t detect_features() {
   uint32_t f = 0;
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -66,6 +84,7 @@ uint32_t detect_features() {
     if (__builtin_cpu_supports("avx512vnni")) f |= kAvx512Vnni;
   }
   if (cpu_has(KernelArch::Avx2) && __builtin_cpu_supports("avxvnni")) f |= kAvxVnni;
+  if ((f & kAvx512Vnni) && amx_tile_state_granted()) f |= kAmxInt8;
 #endif
   return f;
 }
@@ -86,6 +105,7 @@ bool cpu_has_avx512fp16() { return (detected_features() & kAvx512Fp16) != 0; }
 bool cpu_has_avx512bf16() { return (detected_features() & kAvx512Bf16) != 0; }
 bool cpu_has_avx512vnni() { return (detected_features() & kAvx512Vnni) != 0; }
 bool cpu_has_avxvnni() { return (detected_features() & kAvxVnni) != 0; }
+bool cpu_has_amxint8() { return (detected_features() & kAmxInt8) != 0; }
 uint32_t cpu_features() { return detected_features(); }
 uint32_t active_cpu_features() { return feature_mask().load(std::memory_order_relaxed); }
 

@@ -29,5 +29,9 @@ TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape, 
 TileMmaFn tile_mma_avx512_vnni(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-VNNI: 8-bit integers
 TileMmaFn tile_mma_avx512_bf16(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-BF16: bf16 inputs
 TileMmaFn tile_mma_avx512_fp16(int combo, const TileShape& shape, TileMmaPacked* packed = nullptr);  // AVX512-FP16: f16 -> f16
+// AMX-INT8: only a split form (8-bit integers into 32 bits, the fixed shapes), which fills
+// *packed and returns true; the caller pairs it with another arch's whole kernel, which gives
+// the same bits.
+bool tile_mma_amx_int8(int combo, const TileShape& shape, TileMmaPacked* packed);
 
 }  // namespace coopvk::kernels::detail

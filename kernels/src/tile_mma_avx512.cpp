@@ -1,7 +1,7 @@
 // Tile multiply-add for AVX-512 CPUs (compiled with -mavx512f/cd/bw/dq/vl; only called after
 // the CPU was checked): the AVX2 unit's algorithms on zmm where n fills 16 lanes, and on ymm
 // with AVX-512's 32 registers otherwise (taller register tiles). The units for the optional
-// extensions (FP16, BF16, VNNI) are tried first when the CPU has them.
+// extensions (FP16, BF16, VNNI, AMX-INT8) are tried first when the CPU has them.
 #define COOPVK_MMA_ISA avx512
 #include "coopvk/kernels/cpu_dispatch.h"
 #include "tile_mma_arch.h"
@@ -39,7 +39,12 @@ TileMmaFn tile_mma_avx512(int combo, uint32_t features, const TileShape& shape, 
   TileMmaFn fn = nullptr;
   if ((features & kAvx512Fp16) && (fn = tile_mma_avx512_fp16(combo, shape, packed))) return fn;
   if ((features & kAvx512Bf16) && (fn = tile_mma_avx512_bf16(combo, shape, packed))) return fn;
-  if ((features & kAvx512Vnni) && (fn = tile_mma_avx512_vnni(combo, shape, packed))) return fn;
+  if ((features & kAvx512Vnni) && (fn = tile_mma_avx512_vnni(combo, shape, packed))) {
+    // The whole kernel stays VNNI's (AMX has one for the fixed shapes only); integer results
+    // are exact, so AMX's parts give its bits.
+    if (packed && (features & kAmxInt8)) tile_mma_amx_int8(combo, shape, packed);
+    return fn;
+  }
   return mma::select<mma::avx512::Entries>(combo, shape, packed);
 }
 #else

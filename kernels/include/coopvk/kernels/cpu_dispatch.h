@@ -27,17 +27,22 @@ bool force_kernel_arch(KernelArch a);
 
 // Instruction-set extensions that an arch's kernels use when the CPU has them, as bits of
 // a mask. They refine an arch rather than being archs of their own: an AVX-512 CPU may or
-// may not have each of the first three, an AVX2 one may have AVX-VNNI.
+// may not have each of the first three and AMX, an AVX2 one may have AVX-VNNI.
 enum CpuFeature : uint32_t {
   kAvx512Fp16 = 1u << 0,  // vfmadd231ph: f16 arithmetic (Sapphire Rapids); Avx512 arch
   kAvx512Bf16 = 1u << 1,  // vdpbf16ps, vcvtneps2bf16 (Cooper Lake, Zen 4); Avx512 arch
   kAvx512Vnni = 1u << 2,  // vpdpbusd on zmm/ymm (Cascade Lake, Zen 4); Avx512 arch
   kAvxVnni = 1u << 3,     // VEX vpdpbusd on ymm (Alder Lake, Zen 5); Avx2 arch
+  // tdpbssd and kin on AMX tiles (Sapphire Rapids); Avx512 arch, with kAvx512Vnni. Detected
+  // only where the OS grants the process the tile state: detection asks Linux for it once
+  // (arch_prctl ARCH_REQ_XCOMP_PERM), which lasts for the process's life.
+  kAmxInt8 = 1u << 4,
 };
 bool cpu_has_avx512fp16();
 bool cpu_has_avx512bf16();
 bool cpu_has_avx512vnni();
 bool cpu_has_avxvnni();
+bool cpu_has_amxint8();
 // The extensions this CPU (and OS) supports.
 uint32_t cpu_features();
 // The extensions kernels use now: cpu_features() unless a test restricted them.
