@@ -70,7 +70,8 @@ bool amx_tile_state_granted() {
   return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
 }
 #else
-bool amx_tile_state_granted() { return false; }
+// Unused where detect_features() has no x86 checks.
+[[maybe_unused]] bool amx_tile_state_granted() { return false; }
 #endif
 
 uint32_t detect_features() {
