@@ -2,7 +2,6 @@
 #include "device.h"
 
 #include "alloc.h"
-#include "instance.h"
 #include "log.h"
 #include "pipeline.h"
 #include "queue.h"
@@ -69,7 +68,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
     queues_wanted = q.queueCount;
   }
 
-  const VkAllocationCallbacks* cb = pick_allocator(pAllocator, pd->instance->alloc());
+  const VkAllocationCallbacks* cb = pick_allocator(pAllocator, pd->instance_allocator);
   Device* dev = vk_new<Device>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
   if (!dev) return VK_ERROR_OUT_OF_HOST_MEMORY;
   dev->physical = pd;

@@ -84,7 +84,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateInstance(const VkInstanceCreateInfo*
   }
   if (pCreateInfo->pApplicationInfo && pCreateInfo->pApplicationInfo->apiVersion)
     inst->api_version = pCreateInfo->pApplicationInfo->apiVersion;
-  inst->physical_device.init(inst);
+  inst->physical_device.init(inst->alloc());
   *pInstance = to_handle<VkInstance>(inst);
   COOPVK_INFO("instance created (application asks for Vulkan %u.%u)",
               VK_API_VERSION_MAJOR(inst->api_version), VK_API_VERSION_MINOR(inst->api_version));

@@ -2,7 +2,6 @@
 // handles, tools). Features and properties live in their own files.
 #include "physical_device.h"
 
-#include "instance.h"
 #include "log.h"
 #include "vk_entrypoints.h"
 
@@ -49,8 +48,8 @@ std::string cpu_brand() {
 
 }  // namespace
 
-void PhysicalDevice::init(Instance* owner) {
-  instance = owner;
+void PhysicalDevice::init(const VkAllocationCallbacks* owner_allocator) {
+  instance_allocator = owner_allocator;
   const std::string brand = cpu_brand();
   std::snprintf(device_name, sizeof(device_name), "coopvk (%s)", brand.c_str());
   const std::string version = "coopvk " COOPVK_VERSION_STRING;

@@ -11,8 +11,6 @@
 
 namespace coopvk {
 
-struct Instance;
-
 // Vulkan version this driver implements (reported as apiVersion).
 constexpr uint32_t kDriverApiVersion = VK_MAKE_API_VERSION(0, 1, 3, VK_HEADER_VERSION);
 constexpr uint32_t kQueueFamilyCount = 1;
@@ -20,7 +18,10 @@ constexpr uint32_t kQueuesPerFamily = 4;
 constexpr VkQueueFlags kQueueFlags = VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT;
 
 struct PhysicalDevice : DispatchableObject {
-  Instance* instance = nullptr;
+  // The instance's allocation callbacks (null: none), the default for device objects. A
+  // pointer into the owning Instance rather than the Instance itself, so that this layer
+  // does not depend on the one above it.
+  const VkAllocationCallbacks* instance_allocator = nullptr;
   char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = {};
   uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
   uint8_t device_uuid[VK_UUID_SIZE] = {};
@@ -28,7 +29,7 @@ struct PhysicalDevice : DispatchableObject {
   VkDeviceSize heap_size = 0;
   uint32_t cpu_count = 1;
 
-  void init(Instance* owner);
+  void init(const VkAllocationCallbacks* owner_allocator);
 };
 
 // Fills every VkBool32 of a feature struct this driver knows from the single list of

@@ -40,15 +40,15 @@ constexpr std::string_view kSupported[] = {
     "computeFullSubgroups",
     "shaderIntegerDotProduct",
     "maintenance4",
-    // jit/lower_memory.cpp bounds-checks buffer accesses when a device enables it
+    // jit/src/lower/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",
-    // Cooperative matrices (jit/lower_coopmat.cpp, kernels/tile_mma*): the entries of
+    // Cooperative matrices (jit/src/coopmat/lower_coopmat.cpp, kernels/tile_mma*): the entries of
     // icd/cooperative_caps.cpp; e2e_cooperative_matrix and unit_jit_coopmat.
     "cooperativeMatrix",
     "cooperativeMatrixRobustBufferAccess",
     // VK_EXT_cooperative_matrix_maintenance1: the Properties2 query (icd/cooperative_caps.cpp)
-    // and jit/lower_coopmat_ext.cpp; e2e_matrix_maintenance1.
+    // and jit/src/coopmat/lower_coopmat_ext.cpp; e2e_matrix_maintenance1.
     // Qualified by struct: VkPhysicalDeviceCooperativeMatrix2FeaturesNV has members of the
     // same names, and VK_NV_cooperative_matrix2 is not implemented.
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixProperties2",
@@ -63,7 +63,7 @@ constexpr std::string_view kSupported[] = {
     "shaderBFloat16CooperativeMatrix",
     "shaderFloat8",
     "shaderFloat8CooperativeMatrix",
-    // VK_NV_cooperative_vector (jit/lower_coopvec*.cpp, kernels/coopvec_ops): the entries
+    // VK_NV_cooperative_vector (jit/src/coopvec/lower_coopvec*.cpp, kernels/coopvec_ops): the entries
     // and limits of icd/cooperative_caps.cpp; e2e_cooperative_vector and unit_jit_coopvec.
     "cooperativeVector",
     "cooperativeVectorTraining",

@@ -1,6 +1,5 @@
 // vkGetPhysicalDeviceProperties(2): identity and limits. Every number here must be true
 // of this implementation; graphics limits are zero because there is no graphics.
-#include "instance.h"
 #include "log.h"
 #include "physical_device.h"
 #include "vk_entrypoints.h"
@@ -17,10 +16,11 @@ namespace {
 constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(COOPVK_VERSION_MAJOR, COOPVK_VERSION_MINOR,
                                                     COOPVK_VERSION_PATCH);
 
-// The JIT's default subgroup width: the host's natural 32-bit vector width.
+// The JIT's default subgroup width: 32 on AVX-512 hosts, 8 elsewhere, or COOPVK_SUBGROUP_SIZE
+// (jit::default_subgroup_size()).
 uint32_t natural_subgroup_size() { return jit::default_subgroup_size(); }
 
-// Subgroup operation classes the JIT implements (jit/src/lower_subgroup.cpp); quad
+// Subgroup operation classes the JIT implements (jit/src/lower/lower_subgroup.cpp); quad
 // operations are not among them.
 constexpr VkSubgroupFeatureFlags kSubgroupOperations =
     VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |

@@ -16,7 +16,7 @@ namespace {
 
 Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   Sha256 h;
-  const char tag[] = "coopvk compute pipeline v3";
+  const char tag[] = "coopvk compute pipeline v4";
   h.update(tag, sizeof(tag));
   h.update(sm.words_hash.data(), sm.words_hash.size());
   h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
@@ -26,7 +26,9 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
     h.update_value(static_cast<uint32_t>(s.bytes.size()));
     h.update(s.bytes.data(), s.bytes.size());
   }
-  h.update_value(o.subgroup_size);
+  // The width the code is compiled for: a required size, else the default, which
+  // COOPVK_SUBGROUP_SIZE may change between runs that share cache data.
+  h.update_value(o.subgroup_size ? o.subgroup_size : jit::default_subgroup_size());
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(static_cast<uint8_t>(o.robust_matrix_access));

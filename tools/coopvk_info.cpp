@@ -141,8 +141,7 @@ void print_cooperative(VkPhysicalDevice pd) {
   std::printf("  workgroupScopeMaxWorkgroupSize (NV2) %u\n", cm2p.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize);
   std::printf("  flexibleDimensionsMaxDimension (NV2) %u\n", cm2p.cooperativeMatrixFlexibleDimensionsMaxDimension);
   std::printf("  maxCooperativeVectorComponents (NV)  %u\n", cvp.maxCooperativeVectorComponents);
-  std::printf("  (the cooperative extensions are advertised once their shader side works;\n"
-              "   until then the features read 'no'.)\n");
+  std::printf("  (VK_NV_cooperative_matrix2 is not advertised yet: its features read 'no'.)\n");
 }
 
 }  // namespace

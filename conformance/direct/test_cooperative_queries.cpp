@@ -4,8 +4,8 @@
 // DESIGN.md says real applications need — never against the driver's table itself.
 //
 // The same checks run twice:
-//  - on the built driver, through its own vk_icdGetInstanceProcAddr (the extensions are
-//    not advertised yet, so the loader would not hand these commands out), with the
+//  - on the built driver, through its own vk_icdGetInstanceProcAddr (VK_NV_cooperative_matrix2
+//    is not advertised yet, so the loader would not hand its command out), with the
 //    features and limits the driver reports;
 //  - on the table's query functions (icd/cooperative_caps.cpp, compiled in here) under
 //    device facts with the VK_NV_cooperative_matrix2, bfloat16 and float8 features on,

@@ -124,7 +124,7 @@ TEST_CASE("512-component cooperative vectors multiply at every subgroup size") {
     // on one side.
     const bool wide = sg >= 32;
     run_matvec(dev, f16, {n, wide ? n : 64, inf, true, true, sg, 1}, sg);
-    // float32: the largest frame buffers (jit/src/lowerer.h); at subgroup size 64 the
+    // float32: the largest frame buffers (jit/src/lower/lowerer.h); at subgroup size 64 the
     // shader's five 512-component variables and temporaries take more than a thread's
     // stack may hold, so its subgroups run on the runner's fiber stacks.
     run_matvec(dev, f32, {wide ? n : 64, n, inf, false, false, sg, 1}, sg + 1);

@@ -1,4 +1,4 @@
-// The uniformity analysis (jit/src/uniformity.h) on a module with one named value or
+// The uniformity analysis (jit/src/spirv/uniformity.h) on a module with one named value or
 // construct per rule, checked against a table written by hand; and the optimized IR of a
 // kernel whose loops are uniform, checked for what the lowering promises (no masked or
 // gathered memory operations, no per-lane memory left).
@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "cfg.h"
+#include "spirv/cfg.h"
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
 #include "jit_run.h"
-#include "ssa_promote.h"
-#include "uniformity.h"
+#include "spirv/ssa_promote.h"
+#include "spirv/uniformity.h"
 
 using namespace coopvk::jit;
 

@@ -9,8 +9,8 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <type_traits>
 
-#include "tile_mma_policies.hpp"
-#include "tile_mma_x86.hpp"
+#include "tile_mma/tile_mma_policies.hpp"
+#include "tile_mma/tile_mma_x86.hpp"
 
 namespace coopvk::kernels::detail::mma {
 inline namespace test_emulated {

@@ -1,4 +1,4 @@
-// libFuzzer target for the SPIR-V reader (jit/src/spirv_reader.cpp).
+// libFuzzer target for the SPIR-V reader (jit/src/spirv/spirv_reader.cpp).
 //
 // Build (needs clang; the default gcc build skips it) and run for 30 seconds, seeded with
 // the unit test's sample module:
@@ -11,7 +11,7 @@
 // The default (gcc) build also makes build/jit/fuzz/fuzz_spirv_reader whenever clang++ is
 // installed: `build/jit/fuzz/fuzz_spirv_reader -max_total_time=30 <corpus dir>`.
 //
-// Only the reader's own sources (jit/src/spirv_reader.cpp, spirv_grammar.cpp,
+// Only the reader's own sources (jit/src/spirv/spirv_reader.cpp, spirv_grammar.cpp,
 // capabilities.cpp and the generated tables) are compiled into it, so build just this
 // target: the rest of the tree need not compile with clang (with clang-14,
 // kernels/src/cpu_dispatch.cpp does not: its CPU feature strings are newer).

@@ -22,11 +22,11 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "coopvk/kernels/cpu_dispatch.h"
-#include "lowerer.h"
-#include "pair_muladds.h"
-#include "runtime_symbols.h"
-#include "spirv_enums.h"
-#include "ssa_promote.h"
+#include "lower/lowerer.h"
+#include "coopmat/pair_muladds.h"
+#include "runtime/runtime_symbols.h"
+#include "spirv/spirv_enums.h"
+#include "spirv/ssa_promote.h"
 
 namespace coopvk::jit {
 

@@ -3,6 +3,7 @@
 #include "coopvk/kernels/cpu_dispatch.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,7 +12,7 @@
 #include <unistd.h>
 #endif
 
-#include "convert_arch.h"
+#include "formats/convert_arch.h"
 
 namespace coopvk::kernels {
 namespace {
@@ -51,6 +52,10 @@ KernelArch initial_arch() {
   if (const char* env = std::getenv("COOPVK_KERNEL_ARCH")) {
     for (KernelArch a : {KernelArch::Scalar, KernelArch::Portable, KernelArch::Avx2, KernelArch::Avx512})
       if (std::strcmp(env, kernel_arch_name(a)) == 0 && kernel_arch_supported(a)) return a;
+    // kernels/ has no logger of its own (it knows nothing of the driver): stderr, once.
+    std::fprintf(stderr,
+                 "coopvk: COOPVK_KERNEL_ARCH=%s is not scalar, portable, avx2 or avx512, or this "
+                 "CPU or build cannot run it; using %s\n", env, kernel_arch_name(best));
   }
   return best;
 }

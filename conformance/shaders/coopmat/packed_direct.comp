@@ -1,6 +1,6 @@
 #version 450
 // Matrices packed straight from the buffer they are loaded from (store_packed_from_buffer(),
-// jit/src/lower_coopmat_packed.cpp): A and B tiles loaded into variables whose loads feed
+// jit/src/coopmat/lower_coopmat_packed.cpp): A and B tiles loaded into variables whose loads feed
 // nothing but multiply-adds, mixed with the stores that must still go to the variable: a B
 // tile loaded upside down through a negative run-time stride (the packers take no negative
 // stride, so that store happens plainly) and a splat stored into a B variable, each followed

@@ -1,5 +1,5 @@
 #version 450
-// The multiply-add's packed-operand caches (jit/src/lower_coopmat_packed.cpp) against every
+// The multiply-add's packed-operand caches (jit/src/coopmat/lower_coopmat_packed.cpp) against every
 // kind of store that must refresh them: A tiles reloaded every other step (the odd steps
 // reuse their packed copies), a whole-array store that swaps them, an element-wise result
 // stored into one of them, a B tile reloaded every fourth step, and a variable whose loads

@@ -1,5 +1,5 @@
 #version 450
-// The dispatch's tile cache (jit/src/lower_tile_cache.cpp) must not serve a tile from a
+// The dispatch's tile cache (jit/src/coopmat/lower_tile_cache.cpp) must not serve a tile from a
 // buffer that a writable binding of the same dispatch overlaps. Each step loads the same
 // 8-bit A tile from the read-only binding 0, multiplies it, then flips the low bit of every
 // byte of that tile through binding 2: where binding 2 is the same buffer as binding 0, the

@@ -5,7 +5,7 @@
 // tile is packed by all 32 workgroups of a column, from rows that a power-of-two stride
 // crowds into a few cache sets. When no write of the dispatch can reach the buffer a tile
 // comes from, its packed form is the same in every workgroup, so the first to load it packs
-// it here and the others read it in place (jit/src/lower_tile_cache.cpp decides when; the
+// it here and the others read it in place (jit/src/coopmat/lower_tile_cache.cpp decides when; the
 // condition is compiled into the shader as a test of the bound descriptors' ranges).
 //
 // One cache per worker pool, which runs one dispatch at a time: begin() at each dispatch

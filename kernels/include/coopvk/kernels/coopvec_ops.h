@@ -1,8 +1,8 @@
 // Cooperative-vector arithmetic of one invocation (SPV_NV_cooperative_vector): the
 // matrix-vector multiply(-add) and the two training accumulations, on matrices in the
 // layouts of coopvec_layout.h. Scalar code, one invocation per call: the JIT calls these
-// once per active lane (jit/src/lower_coopvec_matmul.cpp); batching the lanes of a
-// subgroup into one matrix-matrix product is a later, separate kernel.
+// once per active lane (jit/src/coopvec/lower_coopvec_matmul.cpp); lanes that share one
+// matrix are batched into one matrix-matrix product by coopvec_batch.h instead.
 //
 // The descriptors are plain data the JIT writes into memory (runtime_symbols.h names the
 // entry points): 4- and 8-byte fields only, in an order that leaves no padding, so the

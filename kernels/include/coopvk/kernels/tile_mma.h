@@ -58,7 +58,7 @@
 // the non-saturating 8-bit ones into 32 bits of matching signedness) also have copies fixed
 // to the JIT's usual shapes: 16x16x16, 16x8x16, 16x8x8, 8x8x8 (floats) and 16x16x32,
 // 16x8x32, 8x8x32 (8-bit integers). Stack use is at most 25 KiB per call (the JIT's fiber
-// stacks are 1 MiB).
+// stacks are 8 MiB).
 #pragma once
 
 #include <cstdint>
