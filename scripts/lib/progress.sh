@@ -7,12 +7,14 @@
 #       0 turns these lines off, progress_line's too), a line on stderr such as
 #           [cts] 1234/15677 cases (7.8%), 2m13s elapsed, ~21m remaining; NOTE
 #       The estimate is the rate so far: elapsed * (TOTAL - DONE) / DONE. DONE and NOTE come from
-#       COUNT_FN, a shell function that prints "DONE [NOTE]", or without one from the last
-#       progress_set. COUNT_FN runs in the ticker, a copy of the shell made at progress_start: it
-#       sees later changes only through files (progress_set's, or the script's own logs).
+#       COUNT_FN, a shell function that prints "DONE [NOTE]" or "DONE/TOTAL [NOTE]" (a total
+#       that changes as the run goes), or without one from the last progress_set. COUNT_FN runs
+#       in the ticker, a copy of the shell made at progress_start: it sees later changes only
+#       through files (progress_get reads progress_set's; or the script's own logs).
 #       Installs `trap progress_stop EXIT` unless the script has an EXIT trap already (then that
 #       trap must call progress_stop).
 #   progress_set DONE [NOTE]   records the count for the ticker and progress_line
+#   progress_get               prints what progress_set recorded last (for a COUNT_FN)
 #   progress_line              prints the line now (at the end of a unit of work, say)
 #   progress_stop              stops the ticker (a last progress_line goes before it); safe to
 #                              call twice, never fails (an EXIT trap that fails under `set -e`
@@ -39,12 +41,13 @@ _progress_print() {
   local out='' n note now el rem pct line t=$_PROGRESS_TOTAL
   if [ -n "$_PROGRESS_FN" ]; then
     out=$("$_PROGRESS_FN" 2> /dev/null) || true
-  elif [ -n "$_PROGRESS_STATE" ]; then
-    IFS= read -r out < "$_PROGRESS_STATE" 2> /dev/null || true
+  else
+    out=$(progress_get)
   fi
   n=${out%% *}
   note=''; [ "$n" = "$out" ] || note=${out#* }
-  [[ $n =~ ^[0-9]+$ ]] || return 0
+  if [[ $n == */* ]]; then t=${n#*/}; n=${n%%/*}; fi
+  [[ $n =~ ^[0-9]+$ ]] && [[ $t =~ ^[0-9]+$ ]] || return 0
   [ "$t" -le 0 ] || [ "$n" -le "$t" ] || n=$t   # a file read mid-update can overcount
   printf -v now '%(%s)T' -1
   _progress_dur el $((now - _PROGRESS_T0))
@@ -101,6 +104,12 @@ progress_set() {
   [ -n "$_PROGRESS_STATE" ] || return 0
   # a new file renamed over the old one: the ticker never reads a half-written line
   { printf '%s\n' "$*" > "$_PROGRESS_STATE.new" && mv -f "$_PROGRESS_STATE.new" "$_PROGRESS_STATE"; } 2> /dev/null || true
+}
+
+progress_get() {
+  local out=''
+  [ -z "$_PROGRESS_STATE" ] || IFS= read -r out < "$_PROGRESS_STATE" 2> /dev/null || true
+  printf '%s\n' "$out"
 }
 
 progress_line() {
