@@ -19,11 +19,15 @@
 # to $BUILD/bench-logs/coopmat_gemm.csv and drawn in coopmat_gemm.png (gnuplot),
 # BENCH_COOPVEC_VECTORS (1048576), BENCH_COOPVEC_REPS (5): the cooperative-vector MLP (f16 and
 # s8) on coopvk's shader, its kernels and an xsimd loop, BENCH_CPU_PEAK_MS (150, read by the
-# benches). Full outputs go to $BUILD/bench-logs/,
+# benches), COOPVK_PROGRESS_INTERVAL (20: seconds between progress lines on stderr,
+# "[bench] 12/96 runs (12.5%), 1m05s elapsed, ~7m50s remaining; now bench_gemm 512 7 on
+# lavapipe", the estimate from the rate so far; 0: none). Full outputs go to $BUILD/bench-logs/,
 # the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
 # a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib/progress.sh
+. "$ROOT/scripts/lib/progress.sh"
 BUILD=${COOPVK_BUILD_DIR:-$ROOT/build}
 GEMM_SIZE=${BENCH_GEMM_SIZE:-512}
 GEMM_BIG=${BENCH_GEMM_BIG:-1024}
@@ -56,10 +60,14 @@ START=$(date +%s)
 
 # run_on DRIVER TAG NAME ARGS...: one bench on coopvk or lavapipe; stdout and stderr to the
 # terminal and to $LOGS/TAG.DRIVER.log. A failing bench leaves $LOGS/TAG.DRIVER.failed
-# (its exit status) and does not stop the script.
+# (its exit status) and does not stop the script. With COUNT_ONLY set it only counts the run
+# (in RUNS_TOTAL), so that the progress lines know the total.
+COUNT_ONLY='' RUNS_TOTAL=0 RUNS_DONE=0
 run_on() {
   local driver=$1 tag=$2 name=$3 rc=0
   shift 3
+  if [ -n "$COUNT_ONLY" ]; then RUNS_TOTAL=$((RUNS_TOTAL + 1)); return 0; fi
+  progress_set "$RUNS_DONE" "now $name $* on $driver"
   printf '\n== %s %s on %s ==\n' "$name" "$*" "$driver"
   case $driver in
     coopvk)
@@ -75,6 +83,8 @@ run_on() {
     echo "$rc" > "$LOGS/$tag.$driver.failed"
     printf '!! %s %s on %s FAILED (exit status %s)\n' "$name" "$*" "$driver" "$rc"
   fi
+  RUNS_DONE=$((RUNS_DONE + 1))
+  progress_set "$RUNS_DONE"
 }
 
 # both TAG NAME ARGS...: the bench on coopvk, then at once on lavapipe, so that the two
@@ -84,26 +94,34 @@ both() {
   run_on lavapipe "$@"
 }
 
-for s in $SHADERS; do both "pipeline_$s" bench_pipeline_create "$s" "$PIPE_REPS"; done
-both axpy bench_elementwise "$ELEMENTS" "$REPS"
-both axpy_f16 bench_elementwise "$ELEMENTS" "$REPS" axpy_f16
-both gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
-# the same GLSL through glslang -O (locals already in SSA form)
-both gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
-# register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production GEMM
-# shaders look like), at the bench size and at the big size
-both gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
-both gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
-both peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
-both reduce bench_reduce "$ELEMENTS" "$REPS"
-# cooperative-matrix GEMM: every combination at every size, identical SPIR-V on both
-for t in $COOPMAT_TYPES; do
-  for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
-done
-both softmax bench_softmax "$ROWS" "$REPS"
-# cooperative-vector MLP: coopvk only (lavapipe has no VK_NV_cooperative_vector); the run
-# compares its kernels and its shader with a hand-written xsimd loop in the same process
-for t in f16 s8; do run_on coopvk "coopvec_mlp_$t" bench_coopvec_mlp "$t" "$COOPVEC_VECTORS" "$COOPVEC_REPS"; done
+# every run, in order: once to count them, once to run them
+all_runs() {
+  for s in $SHADERS; do both "pipeline_$s" bench_pipeline_create "$s" "$PIPE_REPS"; done
+  both axpy bench_elementwise "$ELEMENTS" "$REPS"
+  both axpy_f16 bench_elementwise "$ELEMENTS" "$REPS" axpy_f16
+  both gemm bench_gemm "$GEMM_SIZE" "$GEMM_REPS"
+  # the same GLSL through glslang -O (locals already in SSA form)
+  both gemm_O bench_gemm "$GEMM_SIZE" "$GEMM_REPS" O/gemm_tiled
+  # register-blocked: 4x4 outputs per invocation, 64x64 per workgroup (what production GEMM
+  # shaders look like), at the bench size and at the big size
+  both gemm_blocked bench_gemm "$GEMM_SIZE" "$GEMM_REPS" gemm_blocked 64
+  both gemm_blocked_big bench_gemm "$GEMM_BIG" "$GEMM_REPS" gemm_blocked 64
+  both peak bench_peak "$PEAK_N" "$PEAK_ITERS" "$GEMM_REPS"
+  both reduce bench_reduce "$ELEMENTS" "$REPS"
+  # cooperative-matrix GEMM: every combination at every size, identical SPIR-V on both
+  for t in $COOPMAT_TYPES; do
+    for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
+  done
+  both softmax bench_softmax "$ROWS" "$REPS"
+  # cooperative-vector MLP: coopvk only (lavapipe has no VK_NV_cooperative_vector); the run
+  # compares its kernels and its shader with a hand-written xsimd loop in the same process
+  for t in f16 s8; do run_on coopvk "coopvec_mlp_$t" bench_coopvec_mlp "$t" "$COOPVEC_VECTORS" "$COOPVEC_REPS"; done
+}
+COUNT_ONLY=1; all_runs; COUNT_ONLY=''
+progress_start bench "$RUNS_TOTAL" runs
+all_runs
+progress_line
+progress_stop
 
 # val TAG DRIVER KEY: the number after KEY in that run's log; FAIL if the run failed and
 # has no such line, n/a if it did not print one.

@@ -15,11 +15,20 @@
 #          LLAMA_COMPARE_LAVAPIPE=1  rerun the failing and crashing cases on Mesa lavapipe 26, from
 #                            $LVP26 (see get-llama.sh) or third_party/sid-bench (scripts/setup.sh
 #                            --bench), to tell coopvk bugs (lavapipe passes) from client ones
+#          COOPVK_PROGRESS_INTERVAL  seconds between progress lines on stderr (default 20; 0: none),
+#                            also one after each run: "[llama] DONE/TOTAL cases (P%), ELAPSED
+#                            elapsed, ~LEFT remaining; run 3/14 MUL_MAT_ID: 120/~340 cases", the
+#                            estimate from the rate so far (scripts/lib/progress.sh). The case
+#                            counts come from a `test-backend-ops support` pass on the CPU backend,
+#                            which leaves out the fused cases: estimates, set right as runs end
+#                            (without that pass: DONE/TOTAL runs)
 # Exit status: 0 when no case fails and no run crashed or timed out, 1 otherwise, 2 for a setup
 # error (no build, no llama.cpp and no way to fetch it, no coopvk device seen by ggml-vulkan).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR/../.. source=scripts/lib/progress.sh
+. "$ROOT/scripts/lib/progress.sh"
 die() { echo "llama_backend_ops: $*" >&2; exit 2; }
 say() { echo "llama: $*" >&2; }
 
@@ -117,16 +126,80 @@ for op in "${op_list[@]}"; do
 done
 [ ${#RUNS[@]} -gt 0 ] || die "LLAMA_OPS names no op"
 
+# EST[i]: about how many cases run i has, for the progress lines; empty when unknown. One
+# `test-backend-ops support` pass lists the selected cases on the CPU backend alone (3 s for the
+# default ops: ggml-vulkan opens no device without GGML_VK_VISIBLE_DEVICES). Support mode leaves
+# out the fused cases that test mode runs too (ADD: 90 of 101), so these are estimates.
+EST=()
+count_cases() {
+  local run label filter threads filters=()
+  for run in "${RUNS[@]}"; do read -r label filter threads <<< "$run"; filters+=("$filter"); done
+  local sel args
+  sel=$(IFS=,; echo "${filters[*]}")
+  args=(support -b CPU -o "$sel"); [ -z "$PARAMS" ] || args+=(-p "$PARAMS")
+  (cd "$LLAMA_DIR/bin" && exec env -u GGML_VK_VISIBLE_DEVICES VK_DRIVER_FILES="$MANIFEST" \
+      VK_ICD_FILENAMES="$MANIFEST" timeout -k 5 120 ./test-backend-ops "${args[@]}") > "$OUT/support.log" 2>&1 || return 0
+  # test-backend-ops matches a plain op name exactly, anything else as a regex found in the name
+  mapfile -t EST < <(awk -v f="$(IFS=' '; echo "${filters[*]}")" '
+    BEGIN { n = split(f, flt, " ") }
+    /^  [A-Z0-9_]+\(/ { name = substr($0, 3, index($0, "(") - 3)
+      for (i = 1; i <= n; i++) if (flt[i] ~ /^[A-Z0-9_]+$/ ? name == flt[i] : name ~ flt[i]) c[i]++ }
+    END { for (i = 1; i <= n; i++) print c[i] + 0 }' "$OUT/support.log") || EST=()
+  [ ${#EST[@]} = ${#RUNS[@]} ] || EST=()
+}
+count_cases
+
+# llama_progress (the ticker's): progress_set holds "I FINISHED [running]": I runs have ended,
+# with FINISHED cases among them, and run I+1 is running (its cases are counted in its log as
+# they come) or about to start. The total is what the ended runs did plus the estimates of the
+# others (at least what the running one has done).
+# shellcheck disable=SC2317  # called by the progress ticker
+llama_progress() {
+  local i fin running label filter threads cur=0 est=0 total j note
+  read -r i fin running <<< "$(progress_get)"
+  [[ ${i:-} =~ ^[0-9]+$ && ${fin:-} =~ ^[0-9]+$ ]] || return 0
+  if [ "$i" -lt ${#RUNS[@]} ]; then
+    read -r label filter threads <<< "${RUNS[$i]}"
+    if [ -n "$running" ]; then
+      cur=$(LC_ALL=C grep -cE '^  [A-Z0-9_]+\(.*\): ' "$OUT/$label.log" 2>/dev/null) || true
+      cur=${cur:-0}
+    fi
+    [ ${#EST[@]} = 0 ] || est=${EST[$i]}
+    [ "$cur" -le "$est" ] || est=$cur
+  fi
+  if [ -z "$running" ]; then
+    note=''; [ "$i" = 0 ] || note="run $i/${#RUNS[@]} ${RUNS[$((i - 1))]%% *} ended"
+  elif [ ${#EST[@]} = 0 ]; then
+    note="run $((i + 1))/${#RUNS[@]} $label: $cur cases done"
+  else
+    note="run $((i + 1))/${#RUNS[@]} $label: $cur/~$est cases"
+  fi
+  if [ ${#EST[@]} = 0 ]; then echo "$i $note"; return 0; fi
+  total=$((fin + est))
+  for ((j = i + 1; j < ${#RUNS[@]}; j++)); do total=$((total + EST[j])); done
+  echo "$((fin + cur))/$total $note"
+}
+
 say "test-backend-ops from $LLAMA_DIR on $MANIFEST; ${OP_TIMEOUT}s per op${PARAMS:+; params matching /$PARAMS/}; logs in $OUT"
 TABLE=$OUT/table.txt BAD=$OUT/failing.txt
 printf '%-18s %7s %6s %8s %8s %6s %8s %7s\n' op OK FAIL not-sup skipped crash timeout seconds > "$TABLE"
 : > "$BAD"
 any_bad=0
-for run in "${RUNS[@]}"; do
-  read -r label filter threads <<< "$run"
+finished=0   # cases in the runs that have ended, for the progress lines
+if [ ${#EST[@]} -gt 0 ]; then
+  total=0; for e in "${EST[@]}"; do total=$((total + e)); done
+  progress_start llama "$total" cases llama_progress
+else
+  progress_start llama ${#RUNS[@]} runs llama_progress
+fi
+progress_set "0 0"
+for ((r = 0; r < ${#RUNS[@]}; r++)); do
+  read -r label filter threads <<< "${RUNS[$r]}"
   envs=(); [ "$threads" = - ] || envs=(COOPVK_THREADS="$threads")
   args=(-b Vulkan0 -o "$filter"); [ -z "$PARAMS" ] || args+=(-p "$PARAMS")
   log=$OUT/$label.log
+  : > "$log"   # not an earlier run's cases in the progress lines
+  progress_set "$r $finished running"
   say "$label ..."
   start=$SECONDS
   rc=$(run_tbo "$log" "$OP_TIMEOUT" "${envs[@]}" -- "${args[@]}")
@@ -158,7 +231,11 @@ for run in "${RUNS[@]}"; do
     # shellcheck disable=SC2016  # the quotes are text: the message shows the command line
     echo "  (no case of $label ran: -o '$filter'${PARAMS:+ -p '$PARAMS'} selects nothing)" | tee -a "$TABLE" >&2
   fi
+  finished=$((finished + $(LC_ALL=C grep -cE '^  [A-Z0-9_]+\(.*\): ' "$log" || true)))
+  progress_set "$((r + 1)) $finished"
+  progress_line
 done
+progress_stop
 
 # ---- 3. optional: the failing cases again on lavapipe ------------------------------------------
 COMPARE=$OUT/lavapipe.txt
@@ -185,12 +262,18 @@ if [ "${LLAMA_COMPARE_LAVAPIPE:-0}" = 1 ] && [ -s "$BAD" ]; then
     # full case names go to -o as a comma-separated list; a few dozen a process keeps argv short
     # and a lavapipe crash costs only its chunk
     split -l 40 -d "$OUT/lavapipe.cases" "$OUT/lavapipe.chunk."
+    progress_start llama-lavapipe "$(wc -l < "$OUT/lavapipe.cases")" cases
+    lvp_done=0
     for chunk in "$OUT"/lavapipe.chunk.*; do
       sel=$(paste -sd, "$chunk")
       run_tbo "$chunk.log" "$OP_TIMEOUT" -- -b Vulkan0 -o "$sel" > /dev/null
       parse_log "$chunk.log" "$chunk.tsv" > /dev/null
       cat "$chunk.tsv" >> "$OUT/lavapipe.cases.tsv"
+      lvp_done=$((lvp_done + $(wc -l < "$chunk")))
+      progress_set "$lvp_done"
     done
+    progress_line
+    progress_stop
     MANIFEST=$MANIFEST_COOPVK
     awk -F'\t' 'FILENAME == ARGV[1] { r[$2] = $1; next }
       { v = ($0 in r) ? r[$0] : "none"

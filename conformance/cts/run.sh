@@ -12,7 +12,10 @@
 #          CTS_LIST_MAX      at most this many failing cases are printed (default 200; all are in
 #                            results.csv)
 #          CTS_POLL          watchdog poll interval in seconds (default 1)
-#          CTS_PROGRESS      seconds between progress lines on stderr (default 60)
+#          COOPVK_PROGRESS_INTERVAL  seconds between progress lines on stderr (default 20; 0: none):
+#                            "[cts] DONE/TOTAL cases (P%), ELAPSED elapsed, ~LEFT remaining",
+#                            counted over every process, the estimate from the rate so far
+#                            (scripts/lib/progress.sh); CTS_PROGRESS is an older name for it
 #
 # A crash or a hang ends a deqp-vk process and with it the rest of its list. So the runner reads the
 # .qpa log after each process: the case that has `#beginTestCaseResult` but no `#endTestCaseResult`
@@ -29,6 +32,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR/../.. source=scripts/lib/progress.sh
+. "$ROOT/scripts/lib/progress.sh"
 DEFAULT_GLOB='dEQP-VK.compute.pipeline.cooperative_matrix.*'
 
 die() { echo "cts/run.sh: $*" >&2; exit 2; }
@@ -50,7 +55,8 @@ TIMEOUT=${CTS_CASE_TIMEOUT:-300}
 JOBS=${CTS_JOBS:-1}
 LIST_MAX=${CTS_LIST_MAX:-200}
 POLL=${CTS_POLL:-1}
-PROGRESS=${CTS_PROGRESS:-60}
+# shellcheck disable=SC2034  # read by progress_start
+[ -z "${CTS_PROGRESS:-}" ] || COOPVK_PROGRESS_INTERVAL=$CTS_PROGRESS
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "CTS_CASE_TIMEOUT must be a positive number of seconds"
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "CTS_JOBS must be a positive number"
 
@@ -196,13 +202,9 @@ run_shard() {
 
     # Watchdog: the log names the case running; when that stays the same (also "between cases"
     # or "before the first case") for TIMEOUT seconds, the process is hung: kill it.
-    local cur='' since=$SECONDS size='' last_size=-1 hung='' shown=$SECONDS
+    local cur='' since=$SECONDS size='' last_size=-1 hung=''
     while kill -0 "$pid" 2>/dev/null; do
       sleep "$POLL"
-      if [ $((SECONDS - shown)) -ge "$PROGRESS" ]; then   # a long run should not look dead
-        shown=$SECONDS
-        say "shard $n: $(( $(wc -l < "$dir/results.tsv") + $(grep -c '^#endTestCaseResult' "$log" || true) ))/$(wc -l < "$dir/cases.txt") cases done"
-      fi
       size=$(stat -c %s "$log" 2>/dev/null || echo 0)
       if [ "$size" != "$last_size" ]; then
         last_size=$size
@@ -227,12 +229,13 @@ run_shard() {
     local ustat=Crash ureason="deqp-vk died in this case ($how; see shard-$n/run$attempt.log)"
     [ -n "$hung" ] && ustat=Timeout ureason="still running after ${TIMEOUT}s; killed"
     parse_qpa "$log" "$ustat" "$ureason" > "$dir/run$attempt.tsv" 2>/dev/null || : > "$dir/run$attempt.tsv"
-    cat "$dir/run$attempt.tsv" >> "$dir/results.tsv"
     if [ -f "$log" ]; then
       cat "$log" >> "$dir/TestResults.qpa"
       [ -n "$(current_case "$log")" ] && printf '\n#terminateTestCaseResult %s\n\n' "$ustat" >> "$dir/TestResults.qpa"
       rm -f "$log"   # one copy of the log is enough: it is in TestResults.qpa now
     fi
+    # after the log is gone: cts_done counts both, and should not count a case twice
+    cat "$dir/run$attempt.tsv" >> "$dir/results.tsv"
 
     # What is left: the shard's cases without a result (deqp-vk runs a list in its own order).
     awk -F'\t' 'FILENAME == ARGV[1] { done[$1]; next } !($0 in done)' "$dir/results.tsv" "$dir/todo.txt" > "$dir/todo.new"
@@ -259,11 +262,24 @@ run_shard() {
   rm -f "$dir/shadercache.bin"   # only useful to the restarts of this run; can be large
 }
 
+# cts_done: the cases finished so far, over all shards: the results of the processes that have
+# ended, and the cases the running ones have closed in their logs. For the progress ticker.
+# shellcheck disable=SC2317  # called by the progress ticker
+cts_done() {
+  local k r=() q=()
+  for ((k = 1; k <= JOBS; k++)); do r+=("$OUT/shard-$k/results.tsv"); q+=("$OUT/shard-$k"/run*.qpa); done
+  local nr nq
+  nr=$(cat "${r[@]}" 2>/dev/null | wc -l) || true
+  nq=$(cat "${q[@]}" 2>/dev/null | LC_ALL=C grep -c -E '^#(end|terminate)TestCaseResult') || true
+  echo $((${nr:-0} + ${nq:-0}))
+}
+
 # Shards interleave the list (case i goes to shard i mod JOBS) so that slow groups spread out.
 SHARD_PIDS=()
 # shellcheck disable=SC2317  # called from the trap
 stop_all() {
   trap - INT TERM
+  progress_stop
   say "interrupted; stopping deqp-vk"
   local p
   for p in "${SHARD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -271,14 +287,18 @@ stop_all() {
   exit 130
 }
 trap stop_all INT TERM
+progress_start cts "$TOTAL" cases cts_done
 for ((k = 1; k <= JOBS; k++)); do
   mkdir -p "$OUT/shard-$k"
+  rm -f "$OUT/shard-$k/results.tsv" "$OUT/shard-$k"/run*.qpa   # an earlier run's in a reused CTS_OUT
   awk -v n="$JOBS" -v k="$k" '(NR - 1) % n == k - 1' "$CASES" > "$OUT/shard-$k/cases.txt"
   run_shard "$k" &
   SHARD_PIDS+=($!)
 done
 for p in "${SHARD_PIDS[@]}"; do wait "$p" || true; done
 trap - INT TERM
+progress_line   # the last one: every case done, and how long it took
+progress_stop
 
 # ---- 3. merging and summarising -----------------------------------------------------------------
 : > "$OUT/TestResults.qpa"

@@ -2,8 +2,9 @@
 # Self-test of conformance/cts/run.sh against a fake deqp-vk: a small script that writes the .qpa
 # format and passes, fails, crashes (SIGSEGV inside a case, abort between cases, at startup) or
 # hangs on chosen cases. Checks that every case gets the right status, that the runner restarts
-# after each crash and hang, that shards give the same results, and the error paths. Needs no
-# driver build and no real deqp-vk; takes a few seconds.
+# after each crash and hang, that shards give the same results, that the progress lines count the
+# cases of every process, and the error paths. Needs no driver build and no real deqp-vk; takes a
+# few seconds.
 #   usage: conformance/cts/selftest.sh
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -14,6 +15,7 @@ failures=0
 check() { # check DESCRIPTION COMMAND...
   if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
 }
+lacks() { ! grep -qE "$1" "$2"; } # lacks REGEX FILE
 
 # A build folder with a manifest: run.sh only checks that it exists (the fake loads no driver).
 mkdir -p "$T/build" && echo '{}' > "$T/build/coopvk_icd.json"
@@ -77,7 +79,9 @@ done
 echo '#endSession' >> "$log"
 EOF
 chmod +x "$T/deqp-vk"
-export FAKE_CASES=$T/cases.txt COOPVK_BUILD_DIR=$T/build CTS_CASE_TIMEOUT=2 CTS_POLL=0.1
+# A progress line every half second: the hang (2 s) shows a few.
+export FAKE_CASES=$T/cases.txt COOPVK_BUILD_DIR=$T/build CTS_CASE_TIMEOUT=2 CTS_POLL=0.1 COOPVK_PROGRESS_INTERVAL=0.5
+unset CTS_PROGRESS
 
 # 1. everything on one process: a crash, an abort between cases and a hang, so four processes.
 rc=0; CTS_OUT=$T/one "$RUN" "$T/deqp-vk" 'dEQP-VK.fake.*' > "$T/one.out" 2> "$T/one.err" || rc=$?
@@ -92,25 +96,43 @@ check "one process: XML entities decoded in messages" grep -qF 'Result "x" < 3' 
 check "one process: a multi-line message is kept on one line" grep -qF 'first line second line' "$T/one/results.tsv"
 check "one process: the log closes the dead cases" [ "$(grep -c '^#terminateTestCaseResult' "$T/one/TestResults.qpa")" = 2 ]
 check "one process: the log holds every case" [ "$(grep -c '^#beginTestCaseResult' "$T/one/TestResults.qpa")" = 12 ]
+# The fake runs its list sorted: crash_1 first (1 done), then 5 cases up to abort_after, then
+# hang_1 hangs for 2 s with 6 of 12 done, counted over the three processes so far.
+check "one process: progress lines while it hangs, 6 of 12 done" \
+  grep -qE '^\[cts\] 6/12 cases \(50\.0%\), [0-9]+s elapsed, ~[0-9hms]+ remaining$' "$T/one.err"
+check "one process: the last progress line says 12/12" \
+  [ "$(grep '^\[cts\]' "$T/one.err" | tail -n 1 | sed 's/, [0-9]*s elapsed$//')" = "[cts] 12/12 cases (100.0%)" ]
+check "one process: progress lines on stderr only" lacks '^\[cts\]' "$T/one.out"
 
 # 2. the same over three shards: the same results, in the list's order.
 rc=0; CTS_JOBS=3 CTS_OUT=$T/three "$RUN" "$T/deqp-vk" 'dEQP-VK.fake.*' > "$T/three.out" 2> "$T/three.err" || rc=$?
 check "three shards: exit status 1" [ "$rc" = 1 ]
 check "three shards: same results" cmp -s "$T/expected.csv" "$T/three/results.csv"
+# One line for all the shards (not a shard's 4 cases): some while running, 12/12 at the end.
+check "three shards: progress lines count all shards' cases" \
+  grep -qE '^\[cts\] ([1-9]|1[01])/12 cases \([0-9.]+%\), [0-9]+s elapsed, ~[0-9hms]+ remaining$' "$T/three.err"
+check "three shards: the last progress line says 12/12" \
+  [ "$(grep '^\[cts\]' "$T/three.err" | tail -n 1 | sed 's/, [0-9]*s elapsed$//')" = "[cts] 12/12 cases (100.0%)" ]
 
-# 3. a case-list file with comments, exact names, a glob, and a name this binary lacks.
+# 3. a case-list file with comments, exact names, a glob, and a name this binary lacks. Its stderr
+# goes through a pipe, with a long progress interval: the pipe must close when run.sh ends, not
+# when a progress ticker left behind (or its sleep) ends 30 s later.
 printf '# comment\n\ndEQP-VK.fake.a.pass_1\r\ndEQP-VK.fake.b.pass_?\ndEQP-VK.fake.nosuch\n' > "$T/list.txt"
-rc=0; CTS_OUT=$T/list "$RUN" "$T/deqp-vk" "@$T/list.txt" 'dEQP-VK.fake.*.ns_*' > "$T/list.out" 2> "$T/list.err" || rc=$?
+start=$SECONDS
+rc=0; CTS_OUT=$T/list COOPVK_PROGRESS_INTERVAL=30 "$RUN" "$T/deqp-vk" "@$T/list.txt" 'dEQP-VK.fake.*.ns_*' 2>&1 > "$T/list.out" | cat > "$T/list.err" || rc=$?
 check "case list: exit status 0 when nothing fails" [ "$rc" = 0 ]
+check "case list: nothing of run.sh outlives it (the pipe closes at once)" [ $((SECONDS - start)) -lt 20 ]
+check "case list: the last progress line says 6/6" grep -qE '^\[cts\] 6/6 cases \(100\.0%\), [0-9]+s elapsed$' "$T/list.err"
 check "case list: the selection" [ "$(tail -n +2 "$T/list/results.csv" | cut -d, -f1 | tr '\n' ' ')" = \
   "dEQP-VK.fake.a.pass_1 dEQP-VK.fake.a.ns_1 dEQP-VK.fake.a.ns_2 dEQP-VK.fake.b.ns_3 dEQP-VK.fake.b.pass_2 dEQP-VK.fake.b.pass_3 " ]
 check "case list: an unknown name is reported" grep -q 'no such case: dEQP-VK.fake.nosuch' "$T/list.err"
 
 # 4. a deqp-vk that dies before its first case every time: two tries, then NotRun, no endless loop.
-rc=0; FAKE_START_CRASH=1 CTS_OUT=$T/dead "$RUN" "$T/deqp-vk" 'dEQP-VK.fake.a.*' > "$T/dead.out" 2> "$T/dead.err" || rc=$?
+rc=0; FAKE_START_CRASH=1 CTS_OUT=$T/dead COOPVK_PROGRESS_INTERVAL=0 "$RUN" "$T/deqp-vk" 'dEQP-VK.fake.a.*' > "$T/dead.out" 2> "$T/dead.err" || rc=$?
 check "dead at startup: exit status 1" [ "$rc" = 1 ]
 check "dead at startup: all NotRun" [ "$(grep -c ',NotRun$' "$T/dead/results.csv")" = 5 ]
 check "dead at startup: two tries" [ -f "$T/dead/shard-1/run2.log" -a ! -f "$T/dead/shard-1/run3.log" ]
+check "COOPVK_PROGRESS_INTERVAL=0: no progress lines" lacks '^\[cts\]' "$T/dead.err"
 
 # 5. setup errors: exit status 2 and a message that says what is missing.
 rc=0; "$RUN" "$T/no-deqp-vk" > /dev/null 2> "$T/err1" || rc=$?
