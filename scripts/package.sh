@@ -25,5 +25,8 @@ cd "$BUILD"
 rm -f coopvk_*.deb
 cpack -G DEB >&2
 debs=(coopvk_*.deb)
-[ -f "${debs[0]}" ] && [ ${#debs[@]} -eq 1 ] || { echo "package: cpack wrote no single coopvk_*.deb in $BUILD" >&2; exit 1; }
+if [ ! -f "${debs[0]}" ] || [ ${#debs[@]} -ne 1 ]; then
+  echo "package: cpack wrote no single coopvk_*.deb in $BUILD" >&2
+  exit 1
+fi
 printf '%s\n' "$BUILD/${debs[0]}"
