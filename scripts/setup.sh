@@ -34,9 +34,12 @@ die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 command -v apt-get >/dev/null || die "this script needs Debian's apt-get"
 
 # ---- 1. bookworm packages -------------------------------------------------------------
+# dpkg-dev (dpkg-shlibdeps) and file: CPack reads the .deb's dependencies off its ELF
+# files with them. mount: the package test lays the package over /usr with overlayfs in a
+# mount namespace (unshare, from util-linux, which Debian always has).
 SYSTEM_PKGS=(build-essential cmake ninja-build ccache python3 pkg-config git
              llvm-19-dev libvulkan1 vulkan-tools zlib1g-dev libzstd-dev libedit-dev
-             libxml2-dev libffi-dev libncurses-dev)
+             libxml2-dev libffi-dev libncurses-dev dpkg-dev file mount)
 missing=()
 for p in "${SYSTEM_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")

@@ -173,7 +173,9 @@ int main() {
   if (!pd) {
     std::fprintf(stderr,
                  "coopvk-info: the loader found %u device(s), none of them coopvk.\n"
-                 "Point the loader at the driver: VK_DRIVER_FILES=<build>/coopvk_icd.json\n", n);
+                 "Point the loader at the driver (VK_DRIVER_FILES=<build>/coopvk_icd.json)\n"
+                 "or install it (scripts/package.sh, then apt install ./build/coopvk_*.deb).\n",
+                 n);
     vkDestroyInstance(inst, nullptr);
     return 1;
   }
