@@ -368,3 +368,74 @@ TEST_CASE("subgroup operations on vectors, component by component") {
     REQUIRE(at<uint32_t>(out, 256 + 2 * l + 1) == partner * partner);
   }
 }
+
+TEST_CASE("vectors loaded a fixed stride apart per invocation and a loop counter read after the loop") {
+  const uint32_t sg = GENERATE(8u, 16u, 32u, 64u);
+  const bool robust = GENERATE(false, true);
+  const uint32_t wrap = GENERATE(0u, 0xFFFFFFFCu);
+  const uint32_t groups = 3, inv = groups * 64, n = inv - 37;
+  const uint32_t vec4s = 200, limit = robust ? 190 : vec4s;  // robust: a4's range ends early
+  std::vector<float> a4(vec4s * 4), a3(inv * 4);
+  for (uint32_t j = 0; j < a4.size(); ++j) a4[j] = float(int(j % 97) - 40);
+  for (uint32_t j = 0; j < a3.size(); ++j) a3[j] = j % 4 == 3 ? std::nanf("") : float(int(j % 89) - 44);
+  // Small integers are exact in fp16: sign, exponent and mantissa by hand.
+  auto f16 = [](int v) {
+    if (v == 0) return uint16_t(0);
+    uint32_t a = uint32_t(v < 0 ? -v : v), e = 31 - uint32_t(__builtin_clz(a));
+    return uint16_t((v < 0 ? 0x8000 : 0) | ((e + 15) << 10) | ((a << (10 - e)) & 1023));
+  };
+  std::vector<uint16_t> h(inv * 4);
+  std::vector<float> hv(h.size());
+  for (uint32_t j = 0; j < h.size(); ++j) {
+    int v = int(j % 61) - 30;
+    h[j] = f16(v);
+    hv[j] = float(v);
+  }
+  auto b4 = bytes_of(a4), bh = bytes_of(h), b3 = bytes_of(a3);
+  std::vector<uint8_t> out(inv * 8 * 4, 0xEE);
+  Run r;
+  r.buffers = {&b4, &bh, &b3, &out};
+  r.ranges = {size_t(limit) * 16, 0, 0, 0};
+  r.robust = robust;
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  r.push.resize(8);
+  std::memcpy(r.push.data(), &n, 4);
+  std::memcpy(r.push.data() + 4, &wrap, 4);
+  run_shader("strided_vector_loads", r);
+  // Component c of vec4 element j: out-of-bounds reads give zero under robust access.
+  auto A4 = [&](uint32_t j, uint32_t c) { return j < limit ? a4[4 * j + c] : 0.0f; };
+  for (uint32_t gid = 0; gid < inv; ++gid) {
+    const uint32_t t = gid % 64;
+    INFO("invocation " << gid << ", subgroup size " << sg << (robust ? ", robust" : "") << ", wrap " << wrap);
+    CHECK(at<float>(out, gid * 8 + 0) == A4(gid, 0) + 2 * A4(gid, 1) + 4 * A4(gid, 2) + 8 * A4(gid, 3));
+    CHECK(at<float>(out, gid * 8 + 1) == hv[4 * gid] + 2 * hv[4 * gid + 1]);
+    CHECK(at<float>(out, gid * 8 + 2) == hv[4 * gid + 2] + 2 * hv[4 * gid + 3]);
+    CHECK(at<float>(out, gid * 8 + 3) == a3[4 * gid] + 2 * a3[4 * gid + 1] + 4 * a3[4 * gid + 2]);
+    const uint32_t j = wrap ? gid - 1 : gid;
+    CHECK(at<float>(out, gid * 8 + 4) == (t >= 1 ? A4(j, 0) + 2 * A4(j, 3) : -1.0f));
+    CHECK(at<float>(out, gid * 8 + 5) == (gid < n ? A4(gid, 1) : -2.0f));
+    float acc = 0;
+    for (uint32_t i = 0; i < t % 5 + 1; ++i) acc += A4(gid - t + i + t, 2);
+    CHECK(at<float>(out, gid * 8 + 6) == acc);
+    CHECK(at<float>(out, gid * 8 + 7) == float(t % 5 + 1));
+  }
+}
+
+TEST_CASE("vec4 and f16vec2 loads a fixed stride apart compile to wide loads instead of gathers") {
+  Run r;
+  r.subgroup_size = GENERATE(8u, 32u);
+  r.robust = GENERATE(false, true);
+  r.buffers.resize(4);
+  CompileOptions opts = options_for(r);
+  opts.layout.push_constant_bytes = 8;
+  CompileResult cr;
+  std::string ir = optimized_ir(load_test_spv(COOPVK_TEST_SHADER_DIR, "strided_vector_loads"), opts, &cr, true);
+  INFO("subgroup size " << r.subgroup_size << "\n" << ir);
+  // The x, y0, y1 and z loads: a block of 4 (vec4, vec3) or 2 (f16vec2, 8 bytes apart)
+  // components per lane; their gather fallbacks remain only for a wrapped index or a block
+  // crossing the end of a robust buffer.
+  const std::string n4 = std::to_string(4 * r.subgroup_size);
+  CHECK(ir.find("load <" + n4 + " x float>") != std::string::npos);
+  CHECK(ir.find("<" + n4 + " x half>") != std::string::npos);
+}

@@ -26,6 +26,7 @@
 #include "coopmat/pair_muladds.h"
 #include "runtime/runtime_symbols.h"
 #include "spirv/spirv_enums.h"
+#include "spirv/loop_close.h"
 #include "spirv/ssa_promote.h"
 
 namespace coopvk::jit {
@@ -196,8 +197,10 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     // shared by every pipeline made from it.
     Module prepared = module;
     for (const EntryPoint& e : module.entry_points)
-      if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute))
+      if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) {
         promote_variables_to_ssa(prepared, e.function);
+        close_loops(prepared);
+      }
     Lowerer lowerer(prepared, options, *ctx);
     mod = lowerer.lower();
     for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];

@@ -246,14 +246,21 @@ bool is_composite(const TypeInfo& ti) {
 }
 }  // namespace
 
+// Component by component: each part's own fast path or gather.
+llvm::Value* Lowerer::load_parts(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, uint32_t align_hint) {
+  llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
+  for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+    out = B.CreateInsertValue(out, load_rep(et, offset_ptrs(ptrs, off), m_lanes, align_hint), i);
+  });
+  return out;
+}
+
 llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, uint32_t align_hint) {
   const TypeInfo& ti = type(t);
   if (is_composite(ti)) {
-    llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
-    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
-      out = B.CreateInsertValue(out, load_rep(et, offset_ptrs(ptrs, off), m_lanes, align_hint), i);
-    });
-    return out;
+    if (ti.op == uint16_t(spv::Op::OpTypeVector))
+      if (llvm::Value* v = load_vector_lanes(t, ptrs, m_lanes, align_hint)) return v;
+    return load_parts(t, ptrs, m_lanes, align_hint);
   }
   switch (static_cast<spv::Op>(ti.op)) {
     case spv::Op::OpTypeBool: {
@@ -270,16 +277,19 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
       if (checking) {
         if (auto a = affine(ptrs); a && uint64_t(a->stride) == l.size) {
           // Consecutive: one vector access over the lanes that are in bounds, zeros elsewhere.
-          llvm::Value* ok = B.CreateAnd(m_lanes, in_bounds(ptrs, l.size));
-          return B.CreateSelect(ok, vector_load(rt, a->base, align, ok), llvm::Constant::getNullValue(rt));
+          return if_exact(*a, [&] {
+            llvm::Value* ok = B.CreateAnd(m_lanes, in_bounds(ptrs, l.size));
+            return B.CreateSelect(ok, vector_load(rt, a->base, align, ok), llvm::Constant::getNullValue(rt));
+          }, [&] { return load_lanes(scalar_type(t), safe_address(ptrs, l.size, false), align, m_lanes); });
         }
         ptrs = safe_address(ptrs, l.size, false);
       }
-      if (auto a = affine(ptrs)) {
-        // Blocks run only with some lane active, so a uniform address is a valid one.
-        if (a->stride == 0) return B.CreateVectorSplat(N, B.CreateAlignedLoad(scalar_type(t), a->base, align));
-        if (uint64_t(a->stride) == l.size)
+      if (auto a = affine(ptrs); a && (a->stride == 0 || uint64_t(a->stride) == l.size)) {
+        return if_exact(*a, [&] {
+          // Blocks run only with some lane active, so a uniform address is a valid one.
+          if (a->stride == 0) return B.CreateVectorSplat(N, B.CreateAlignedLoad(scalar_type(t), a->base, align));
           return vector_load(rt, a->base, align, m_lanes);
+        }, [&] { return load_lanes(scalar_type(t), ptrs, align, m_lanes); });
       }
       return load_lanes(scalar_type(t), ptrs, align, m_lanes);
     }
@@ -308,13 +318,25 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
       if (checking) {
         if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
-          vector_store(v, a->base, align, B.CreateAnd(m_lanes, in_bounds(ptrs, l.size)));
+          if_exact(*a, [&] {
+            vector_store(v, a->base, align, B.CreateAnd(m_lanes, in_bounds(ptrs, l.size)));
+            return nullptr;
+          }, [&] {
+            store_lanes(v, safe_address(ptrs, l.size, true), align, m_lanes);
+            return nullptr;
+          });
           return;
         }
         ptrs = safe_address(ptrs, l.size, true);
       }
       if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
-        vector_store(v, a->base, align, m_lanes);
+        if_exact(*a, [&] {
+          vector_store(v, a->base, align, m_lanes);
+          return nullptr;
+        }, [&] {
+          store_lanes(v, ptrs, align, m_lanes);
+          return nullptr;
+        });
         return;
       }
       store_lanes(v, ptrs, align, m_lanes);

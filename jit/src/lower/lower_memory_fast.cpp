@@ -4,11 +4,21 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "lower/lowerer.h"
 #include "spirv/spirv_enums.h"
 
 namespace coopvk::jit {
+
+namespace {
+// The conjunction of two exactness conditions (null: true).
+llvm::Value* both(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+  if (!x) return y;
+  if (!y) return x;
+  return b.CreateAnd(x, y);
+}
+}  // namespace
 
 std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
   if (depth > 12) return std::nullopt;
@@ -39,6 +49,8 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
   // Scalar rebuilds go just before the vector instruction: its operands (and so their
   // bases) are defined above it.
   llvm::IRBuilder<> b(inst);
+  // Add, Sub, Mul and Shl keep the form exactly in the type's modular arithmetic, so
+  // they only pass their operands' conditions on.
   switch (inst->getOpcode()) {
     case llvm::Instruction::Add:
     case llvm::Instruction::Sub: {
@@ -47,26 +59,52 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       if (!y) return std::nullopt;
       bool add = inst->getOpcode() == llvm::Instruction::Add;
       llvm::Value* base = add ? b.CreateAdd(x->base, y->base) : b.CreateSub(x->base, y->base);
-      return Affine{base, add ? x->stride + y->stride : x->stride - y->stride};
+      return Affine{base, add ? x->stride + y->stride : x->stride - y->stride, both(b, x->exact, y->exact)};
     }
     case llvm::Instruction::Mul: {
       auto x = affine(inst->getOperand(0), depth + 1);
       auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
       if (!y) return std::nullopt;
-      if (x->stride == 0 && y->stride == 0) return Affine{b.CreateMul(x->base, y->base), 0};
+      llvm::Value* exact = both(b, x->exact, y->exact);
+      if (x->stride == 0 && y->stride == 0) return Affine{b.CreateMul(x->base, y->base), 0, exact};
       if (x->stride == 0) std::swap(x, y);
       auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base);  // y uniform; need a constant
       if (y->stride != 0 || !k) return std::nullopt;
-      return Affine{b.CreateMul(x->base, k), x->stride * k->getSExtValue()};
+      return Affine{b.CreateMul(x->base, k), x->stride * k->getSExtValue(), exact};
     }
     case llvm::Instruction::Shl: {
       auto x = affine(inst->getOperand(0), depth + 1);
       auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
       if (!y || y->stride != 0) return std::nullopt;
+      llvm::Value* exact = both(b, x->exact, y->exact);
       if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base); k && k->getZExtValue() < 63)
-        return Affine{b.CreateShl(x->base, k), x->stride << k->getZExtValue()};
-      if (x->stride == 0) return Affine{b.CreateShl(x->base, y->base), 0};
+        return Affine{b.CreateShl(x->base, k), x->stride << k->getZExtValue(), exact};
+      if (x->stride == 0) return Affine{b.CreateShl(x->base, y->base), 0, exact};
       return std::nullopt;
+    }
+    case llvm::Instruction::UDiv:
+    case llvm::Instruction::LShr: {
+      // (base + s*l) / d is base / d + (s/d)*l when d divides s and no lane's dividend
+      // wrapped: base + s*(N-1) fits the type. ggml indexes its vec4 and f16vec2 arrays so,
+      // (offset + 4*tid) / 4. The condition is tested at run time.
+      auto x = affine(inst->getOperand(0), depth + 1);
+      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+      if (!y || y->stride != 0) return std::nullopt;
+      bool div = inst->getOpcode() == llvm::Instruction::UDiv;
+      llvm::Value* exact = both(b, x->exact, y->exact);
+      if (x->stride == 0)
+        return Affine{div ? b.CreateUDiv(x->base, y->base) : b.CreateLShr(x->base, y->base), 0, exact};
+      auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base);
+      unsigned bits = x->base->getType()->getIntegerBitWidth();
+      if (!k || x->stride < 0 || bits > 64) return std::nullopt;
+      uint64_t d = div ? k->getZExtValue() : (k->getZExtValue() < 63 ? uint64_t(1) << k->getZExtValue() : 0);
+      if (d == 0 || uint64_t(x->stride) % d != 0) return std::nullopt;
+      const uint64_t span = uint64_t(x->stride) * (N - 1);
+      const uint64_t max = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+      if (span > max) return std::nullopt;
+      llvm::Value* fits = b.CreateICmpULE(x->base, llvm::ConstantInt::get(x->base->getType(), max - span));
+      llvm::Value* base = div ? b.CreateUDiv(x->base, k) : b.CreateLShr(x->base, k);
+      return Affine{base, x->stride / int64_t(d), both(b, exact, fits)};
     }
     case llvm::Instruction::SExt:
     case llvm::Instruction::ZExt:
@@ -79,7 +117,7 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
                                                                          : b.CreateTrunc(x->base, st);
       // Extending a lane-varying value is exact unless a lane wrapped in the narrow type,
       // which needs indices near 2^31: beyond maxStorageBufferRange.
-      return Affine{base, x->stride};
+      return Affine{base, x->stride, x->exact};
     }
     case llvm::Instruction::ExtractValue: {
       // A component of a composite this lowering just built (a built-in's uvec3, say).
@@ -97,10 +135,10 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       auto p = affine(gep->getPointerOperand(), depth + 1);
       if (!p || p->stride != 0) return std::nullopt;
       llvm::Value* off = gep->getOperand(1);
-      if (!off->getType()->isVectorTy()) return Affine{b.CreateGEP(b.getInt8Ty(), p->base, off), 0};
+      if (!off->getType()->isVectorTy()) return Affine{b.CreateGEP(b.getInt8Ty(), p->base, off), 0, p->exact};
       auto o = affine(off, depth + 1);
       if (!o) return std::nullopt;
-      return Affine{b.CreateGEP(b.getInt8Ty(), p->base, o->base), o->stride};
+      return Affine{b.CreateGEP(b.getInt8Ty(), p->base, o->base), o->stride, both(b, p->exact, o->exact)};
     }
     default:
       return std::nullopt;
@@ -261,6 +299,107 @@ void Lowerer::store_lanes(llvm::Value* v, llvm::Value* ptrs, llvm::Align align, 
   B.CreateMaskedScatter(v, ptrs, align, m);
   B.CreateBr(join);
   B.SetInsertPoint(join);
+}
+
+}  // namespace coopvk::jit
+
+namespace coopvk::jit {
+
+llvm::Value* Lowerer::if_else(llvm::Value* cond, const std::function<llvm::Value*()>& fast,
+                              const std::function<llvm::Value*()>& slow) {
+  if (!cond) return fast();
+  llvm::Function* f = B.GetInsertBlock()->getParent();
+  auto* fast_bb = llvm::BasicBlock::Create(C, "aff.exact", f);
+  auto* slow_bb = llvm::BasicBlock::Create(C, "aff.wrapped", f);
+  auto* join = llvm::BasicBlock::Create(C, "aff.join", f);
+  // The slow side is the rare case: a wrapped index (a negative offset made good by the
+  // lane's part), the end of a buffer under robust access.
+  B.CreateCondBr(cond, fast_bb, slow_bb, llvm::MDBuilder(C).createLikelyBranchWeights());
+  B.SetInsertPoint(fast_bb);
+  llvm::Value* x = fast();
+  fast_bb = B.GetInsertBlock();
+  B.CreateBr(join);
+  B.SetInsertPoint(slow_bb);
+  llvm::Value* y = slow();
+  slow_bb = B.GetInsertBlock();
+  B.CreateBr(join);
+  B.SetInsertPoint(join);
+  if (!x) return nullptr;
+  llvm::PHINode* phi = B.CreatePHI(x->getType(), 2);
+  phi->addIncoming(x, fast_bb);
+  phi->addIncoming(y, slow_bb);
+  return phi;
+}
+
+llvm::Value* Lowerer::load_vector_lanes(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint) {
+  const TypeInfo& ti = type(t);
+  const TypeInfo& et = type(ti.elem);
+  if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return nullptr;
+  const MemLayout el = layout(ti.elem);
+  const uint64_t esz = el.size, c = ti.count;
+  auto a = affine(ptrs);
+  if (!a || a->stride <= 0 || esz == 0) return nullptr;
+  const uint64_t S = uint64_t(a->stride);
+  // k elements of the block belong to each lane, the first c of them its vector's. Past
+  // 16 per lane (or 4 KiB a block) the wide access reads more than it uses.
+  const uint64_t k = S / esz;
+  if (S % esz != 0 || k < c || k > 16 || S * N > 4096) return nullptr;
+  llvm::Type* st = scalar_type(ti.elem);
+  auto* wt = llvm::FixedVectorType::get(st, unsigned(k * N));
+  const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
+  // Element j of the block belongs to lane j / k, component j % k.
+  std::vector<int> lane_of(k * N);
+  for (uint64_t j = 0; j < k * N; ++j) lane_of[j] = int(j / k);
+  llvm::Value* lane_mask = B.CreateShuffleVector(m, lane_of);
+  auto wide_load = [&]() -> llvm::Value* {
+    if (k == c) return vector_load(wt, a->base, align, lane_mask);  // the lanes tile the block
+    // The block ends with S - c*esz bytes no lane reads. A plain load of it is safe when
+    // every lane is active and those bytes lie in the page of the last byte a lane reads
+    // (memory is mapped in whole pages); else a masked load of exactly the lanes' parts.
+    std::vector<llvm::Constant*> used(k * N);
+    for (uint64_t j = 0; j < k * N; ++j) used[j] = B.getInt1(j % k < c);
+    llvm::Value* elem_mask = B.CreateAnd(lane_mask, llvm::ConstantVector::get(used));
+    llvm::Value* base = B.CreatePtrToInt(a->base, B.getInt64Ty());
+    llvm::Value* last_read = B.CreateAdd(base, B.getInt64((N - 1) * S + c * esz - 1));
+    llvm::Value* last_block = B.CreateAdd(base, B.getInt64(N * S - 1));
+    llvm::Value* same_page = B.CreateICmpEQ(B.CreateLShr(last_read, 12), B.CreateLShr(last_block, 12));
+    llvm::Value* all = B.CreateAndReduce(m);
+    if (auto* cm = llvm::dyn_cast<llvm::Constant>(m); cm && cm->isAllOnesValue()) all = B.getTrue();
+    llvm::Function* f = B.GetInsertBlock()->getParent();
+    auto* plain_bb = llvm::BasicBlock::Create(C, "vll.plain", f);
+    auto* masked_bb = llvm::BasicBlock::Create(C, "vll.masked", f);
+    auto* join = llvm::BasicBlock::Create(C, "vll.join", f);
+    B.CreateCondBr(B.CreateAnd(all, same_page), plain_bb, masked_bb, llvm::MDBuilder(C).createLikelyBranchWeights());
+    B.SetInsertPoint(plain_bb);
+    llvm::Value* p = B.CreateAlignedLoad(wt, a->base, align);
+    B.CreateBr(join);
+    B.SetInsertPoint(masked_bb);
+    llvm::Value* q = B.CreateMaskedLoad(wt, a->base, align, elem_mask, llvm::PoisonValue::get(wt));
+    B.CreateBr(join);
+    B.SetInsertPoint(join);
+    llvm::PHINode* phi = B.CreatePHI(wt, 2);
+    phi->addIncoming(p, plain_bb);
+    phi->addIncoming(q, masked_bb);
+    return phi;
+  };
+  // Under robust access, the wide path needs every lane's vector in bounds; a block at the
+  // end of the buffer goes component by component.
+  llvm::Value* cond = a->exact;
+  if (checking) {
+    llvm::Value* ok = in_bounds(a->base, (N - 1) * S + c * esz);
+    if (ok->getType()->isVectorTy()) ok = B.CreateAndReduce(ok);
+    cond = cond ? B.CreateAnd(cond, ok) : ok;
+  }
+  return if_else(cond, [&] {
+    llvm::Value* block = wide_load();
+    llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
+    std::vector<int> pick(N);
+    for (uint64_t i = 0; i < c; ++i) {
+      for (uint32_t l = 0; l < N; ++l) pick[l] = int(l * k + i);
+      out = B.CreateInsertValue(out, B.CreateShuffleVector(block, pick), unsigned(i));
+    }
+    return out;
+  }, [&] { return load_parts(t, ptrs, m, align_hint); });
 }
 
 }  // namespace coopvk::jit

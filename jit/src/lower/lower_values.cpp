@@ -103,15 +103,16 @@ void Lowerer::store_affine_base(Id id, const Val& v) {
   auto found = F.affine_slots.find(id);
   if (found == F.affine_slots.end()) {
     // An id has one definition, so one stride; decided the first (only) time it is defined.
+    // Only forms that hold unconditionally: a rebuilt value has no run-time test.
     auto a = affine(v.v);
-    if (!a) return;
+    if (!a || a->exact) return;
     FunctionState::AffineSlot s{entry_alloca(a->base->getType()), a->stride};
     found = F.affine_slots.emplace(id, s).first;
     B.CreateStore(a->base, s.base);
     return;
   }
   auto a = affine(v.v);
-  if (!a || a->stride != found->second.stride) fail("internal: lane-affine value changed form");
+  if (!a || a->exact || a->stride != found->second.stride) fail("internal: lane-affine value changed form");
   B.CreateStore(a->base, found->second.base);
 }
 

@@ -253,8 +253,24 @@ class Lowerer {
   struct Affine {
     llvm::Value* base;
     int64_t stride;  // in units of the element (bytes for pointers)
+    // A scalar i1 that is true when the form holds in every lane, for forms that hold only
+    // if no lane's value wrapped (a division of a lane-varying value); null: always holds.
+    llvm::Value* exact = nullptr;
   };
   std::optional<Affine> affine(llvm::Value* v, int depth = 0);
+  // fast() where cond holds at run time, slow() where not; just fast() for a null cond.
+  // Returns the value of the one that ran (null if fast() gives null).
+  llvm::Value* if_else(llvm::Value* cond, const std::function<llvm::Value*()>& fast,
+                       const std::function<llvm::Value*()>& slow);
+  llvm::Value* if_exact(const Affine& a, const std::function<llvm::Value*()>& fast,
+                        const std::function<llvm::Value*()>& slow) {
+    return if_else(a.exact, fast, slow);
+  }
+  // A vector per lane at addresses a small, fixed number of bytes apart (a vec4 per
+  // invocation, say): one wide access and shuffles instead of a gather per component.
+  // Null (nothing emitted) when the addresses do not have that form.
+  llvm::Value* load_vector_lanes(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
+  llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
   // value computed directly, so index arithmetic on it stays analyzable; else null.
   llvm::Value* direct_builtin_load(Id pointer, Id result_type);

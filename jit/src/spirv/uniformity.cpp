@@ -285,15 +285,26 @@ class Analysis {
     const FunctionCfg& g = fu.cfg;
     for (size_t c = 0; c < g.constructs.size(); ++c) {
       if (!g.constructs[c].loop || !fu.construct_divergent[c]) continue;
+      auto inside = [&](Id v) {
+        const Module::Def& d = v < m_.defs.size() ? m_.defs[v] : Module::Def{};
+        return d.kind == Module::Def::Local && &m_.functions[d.a] == &fn && g.in_construct(d.b, int32_t(c));
+      };
       for (uint32_t b = 0; b < fn.blocks.size(); ++b) {
-        if (g.in_construct(b, int32_t(c)) || g.position[b] == kNoBlock) continue;
-        for (const Instruction& in : fn.blocks[b].body)
-          for (uint16_t k : in.id_operands) {
-            Id v = in.operands[k];
-            const Module::Def& d = v < m_.defs.size() ? m_.defs[v] : Module::Def{};
-            if (d.kind != Module::Def::Local || &m_.functions[d.a] != &fn) continue;
-            if (g.in_construct(d.b, int32_t(c))) f(v);
+        if (g.position[b] == kNoBlock) continue;
+        for (const Instruction& in : fn.blocks[b].body) {
+          if (in.opcode == uint16_t(Op::OpPhi)) {
+            // A phi reads each operand at the end of its edge's source block: the phis
+            // that close a loop (loop_close.h) read inside it.
+            for (size_t k = 0; k + 1 < in.operands.size(); k += 2) {
+              uint32_t from = g.block(in.operands[k + 1]);
+              if (from != kNoBlock && !g.in_construct(from, int32_t(c)) && inside(in.operands[k])) f(in.operands[k]);
+            }
+            continue;
           }
+          if (g.in_construct(b, int32_t(c))) continue;
+          for (uint16_t k : in.id_operands)
+            if (inside(in.operands[k])) f(in.operands[k]);
+        }
       }
     }
   }
