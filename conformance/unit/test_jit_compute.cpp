@@ -439,3 +439,77 @@ TEST_CASE("vec4 and f16vec2 loads a fixed stride apart compile to wide loads ins
   CHECK(ir.find("load <" + n4 + " x float>") != std::string::npos);
   CHECK(ir.find("<" + n4 + " x half>") != std::string::npos);
 }
+
+TEST_CASE("loads at lane patterns of quantized blocks give the same values as one by one") {
+  const uint32_t sg = GENERATE(8u, 32u, 64u);
+  const bool robust = GENERATE(false, true);
+  const uint32_t off = GENERATE(0u, 64u, 8u);  // 8: the pattern's run-time condition fails
+  const uint32_t groups = 2, inv = groups * 64;
+  const uint32_t blocks = (off + 8 * inv) / 32 + 1, vec4s = (off + 8 * inv) / 4 + 8;
+  // Blocks of 18 bytes: an f16 scale (small integers are exact) and eight 16-bit words.
+  std::vector<uint8_t> qb(blocks * 18);
+  std::vector<float> scale(blocks);
+  for (uint32_t k = 0; k < blocks; ++k) {
+    int s = int(k % 29) - 14;
+    scale[k] = float(s);
+    uint16_t h = 0;
+    if (s) {
+      uint32_t a = uint32_t(s < 0 ? -s : s), e = 31 - uint32_t(__builtin_clz(a));
+      h = uint16_t((s < 0 ? 0x8000 : 0) | ((e + 15) << 10) | ((a << (10 - e)) & 1023));
+    }
+    std::memcpy(&qb[k * 18], &h, 2);
+    for (uint32_t w = 0; w < 8; ++w) {
+      uint16_t x = uint16_t(k * 8 + w * 97 + 3);
+      std::memcpy(&qb[k * 18 + 2 + 2 * w], &x, 2);
+    }
+  }
+  std::vector<float> v(vec4s * 4);
+  for (uint32_t j = 0; j < v.size(); ++j) v[j] = float(int(j % 53) - 26);
+  // Robust: both ranges end early, so the last lanes read zeros.
+  const uint32_t q_limit = robust ? blocks - 3 : blocks, v_limit = robust ? vec4s - 40 : vec4s;
+  auto bv = bytes_of(v);
+  std::vector<uint8_t> out(inv * 16, 0xEE);
+  Run r;
+  r.buffers = {&qb, &bv, &out};
+  r.ranges = {size_t(q_limit) * 18, size_t(v_limit) * 16, 0};
+  r.robust = robust;
+  r.groups[0] = groups;
+  r.subgroup_size = sg;
+  r.push.resize(4);
+  std::memcpy(r.push.data(), &off, 4);
+  run_shader("lane_pattern_loads", r);
+  // A member of block k reads zero when any of its bytes is out of range (robust access
+  // is per access: the 2-byte scale and words lie inside their block).
+  auto word = [&](uint32_t k, uint32_t w) -> float {
+    if (robust && (k * 18 + 2 + 2 * w + 2 > q_limit * 18)) return 0.0f;
+    uint16_t x;
+    std::memcpy(&x, &qb[k * 18 + 2 + 2 * w], 2);
+    return float(x);
+  };
+  auto V = [&](uint32_t j, uint32_t c) { return j < v_limit ? v[4 * j + c] : 0.0f; };
+  for (uint32_t gid = 0; gid < inv; ++gid) {
+    INFO("invocation " << gid << ", subgroup size " << sg << (robust ? ", robust" : "") << ", off " << off);
+    const uint32_t col = off + 8 * gid, ib = col / 32, iqs = (col % 32) / 2;
+    const float d = robust && ib * 18 + 2 > q_limit * 18 ? 0.0f : scale[ib];
+    CHECK(at<float>(out, gid * 4 + 0) == d);
+    CHECK(at<float>(out, gid * 4 + 1) == word(ib, iqs / 2));
+    CHECK(at<float>(out, gid * 4 + 2) == word(ib, iqs / 2 + 1));
+    const uint32_t j = (col - col % 32 + iqs) / 4;
+    CHECK(at<float>(out, gid * 4 + 3) == V(j, 0) + 2 * V(j, 1) + 4 * V(j, 2) + 8 * V(j, 3));
+  }
+}
+
+TEST_CASE("loads at lane patterns of quantized blocks are windows") {
+  Run r;
+  r.subgroup_size = 32;
+  r.buffers.resize(3);
+  CompileOptions opts = options_for(r);
+  opts.layout.push_constant_bytes = 4;
+  CompileResult cr;
+  std::string ir = optimized_ir(load_test_spv(COOPVK_TEST_SHADER_DIR, "lane_pattern_loads"), opts, &cr, true);
+  INFO(ir);
+  // The words: 8 blocks of 18 bytes, 16-bit elements: a window of 72 rounded to 96; the
+  // scales the same window again. Their gathers remain only as the slow path.
+  CHECK(ir.find("x i16>") != std::string::npos);
+  CHECK(ir.find("load <96 x i16>") != std::string::npos);
+}

@@ -26,6 +26,7 @@
 #include "coopmat/pair_muladds.h"
 #include "runtime/runtime_symbols.h"
 #include "spirv/spirv_enums.h"
+#include "perf_map.h"
 #include "spirv/loop_close.h"
 #include "spirv/ssa_promote.h"
 
@@ -88,6 +89,7 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(J.getDataLayout().getGlobalPrefix());
   if (!gen) return gen.takeError();
   J.getMainJITDylib().addGenerator(std::move(*gen));
+  add_perf_map_listing(J);
   if (object_out) {
     J.getObjTransformLayer().setTransform(
         [object_out](std::unique_ptr<llvm::MemoryBuffer> obj) -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {

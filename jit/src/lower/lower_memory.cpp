@@ -259,7 +259,8 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
   const TypeInfo& ti = type(t);
   if (is_composite(ti)) {
     if (ti.op == uint16_t(spv::Op::OpTypeVector))
-      if (llvm::Value* v = load_vector_lanes(t, ptrs, m_lanes, align_hint)) return v;
+      if (llvm::Value* v = load_window(t, ptrs, m_lanes, align_hint, [&] { return load_parts(t, ptrs, m_lanes, align_hint); }))
+        return v;
     return load_parts(t, ptrs, m_lanes, align_hint);
   }
   switch (static_cast<spv::Op>(ti.op)) {
@@ -274,6 +275,14 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
       llvm::Type* rt = lane_rep_type(t);
+      // Lanes a pattern apart other than consecutive: one window (the slow way is below).
+      if (auto a = affine(ptrs); a && a->stride != 0 && uint64_t(a->stride) != l.size) {
+        llvm::Value* raw = ptrs;
+        if (llvm::Value* v = load_window(t, ptrs, m_lanes, align_hint, [&] {
+              return load_lanes(scalar_type(t), checking ? safe_address(raw, l.size, false) : raw, align, m_lanes);
+            }))
+          return v;
+      }
       if (checking) {
         if (auto a = affine(ptrs); a && uint64_t(a->stride) == l.size) {
           // Consecutive: one vector access over the lanes that are in bounds, zeros elsewhere.

@@ -20,28 +20,38 @@ llvm::Value* both(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
 }
 }  // namespace
 
+Lowerer::Affine Lowerer::make_affine(llvm::Value* base, std::vector<int64_t> off, llvm::Value* exact) const {
+  Affine a{base, 0, exact, std::move(off)};
+  const int64_t s = a.off.size() > 1 ? a.off[1] : 0;
+  for (size_t l = 0; l < a.off.size() && a.stride != Affine::kIrregular; ++l)
+    if (a.off[l] != s * int64_t(l)) a.stride = Affine::kIrregular;
+  if (a.stride != Affine::kIrregular) a.stride = s;
+  return a;
+}
+
 std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
   if (depth > 12) return std::nullopt;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
-  if (!vt) return std::nullopt;
+  if (!vt || vt->getNumElements() != N) return std::nullopt;
+  const std::vector<int64_t> zero(N, 0);
   if (auto* c = llvm::dyn_cast<llvm::Constant>(v)) {
-    if (llvm::Constant* s = c->getSplatValue()) return Affine{s, 0};
-    if (!vt->getElementType()->isIntegerTy() || vt->getNumElements() < 2) return std::nullopt;
+    if (llvm::Constant* s = c->getSplatValue()) return make_affine(s, zero);
+    if (!vt->getElementType()->isIntegerTy()) return std::nullopt;
     auto* c0 = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(0u));
-    auto* c1 = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(1u));
-    if (!c0 || !c1) return std::nullopt;
-    int64_t stride = c1->getSExtValue() - c0->getSExtValue();
-    for (unsigned i = 2; i < vt->getNumElements(); ++i) {
+    if (!c0) return std::nullopt;
+    std::vector<int64_t> off(N);
+    for (unsigned i = 0; i < N; ++i) {
       auto* ci = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(i));
-      if (!ci || ci->getSExtValue() - c0->getSExtValue() != stride * int64_t(i)) return std::nullopt;
+      if (!ci) return std::nullopt;
+      off[i] = ci->getSExtValue() - c0->getSExtValue();
     }
-    return Affine{c0, stride};
+    return make_affine(c0, off);
   }
   if (auto* sv = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) {
     if (sv->isZeroEltSplat())
       if (auto* ie = llvm::dyn_cast<llvm::InsertElementInst>(sv->getOperand(0)))
         if (auto* idx = llvm::dyn_cast<llvm::ConstantInt>(ie->getOperand(2)); idx && idx->isZero())
-          return Affine{ie->getOperand(1), 0};
+          return make_affine(ie->getOperand(1), zero);
     return std::nullopt;
   }
   auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
@@ -49,62 +59,118 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
   // Scalar rebuilds go just before the vector instruction: its operands (and so their
   // bases) are defined above it.
   llvm::IRBuilder<> b(inst);
+  auto operands = [&]() -> std::optional<std::pair<Affine, Affine>> {
+    auto x = affine(inst->getOperand(0), depth + 1);
+    auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+    if (!y) return std::nullopt;
+    return std::make_pair(std::move(*x), std::move(*y));
+  };
+  auto uniform_constant = [](const Affine& a) -> llvm::ConstantInt* {
+    return a.stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(a.base) : nullptr;
+  };
   // Add, Sub, Mul and Shl keep the form exactly in the type's modular arithmetic, so
   // they only pass their operands' conditions on.
   switch (inst->getOpcode()) {
     case llvm::Instruction::Add:
     case llvm::Instruction::Sub: {
-      auto x = affine(inst->getOperand(0), depth + 1);
-      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
-      if (!y) return std::nullopt;
+      auto xy = operands();
+      if (!xy) return std::nullopt;
+      auto& [x, y] = *xy;
       bool add = inst->getOpcode() == llvm::Instruction::Add;
-      llvm::Value* base = add ? b.CreateAdd(x->base, y->base) : b.CreateSub(x->base, y->base);
-      return Affine{base, add ? x->stride + y->stride : x->stride - y->stride, both(b, x->exact, y->exact)};
+      std::vector<int64_t> off(N);
+      for (uint32_t l = 0; l < N; ++l) off[l] = add ? x.off[l] + y.off[l] : x.off[l] - y.off[l];
+      llvm::Value* base = add ? b.CreateAdd(x.base, y.base) : b.CreateSub(x.base, y.base);
+      return make_affine(base, off, both(b, x.exact, y.exact));
     }
     case llvm::Instruction::Mul: {
-      auto x = affine(inst->getOperand(0), depth + 1);
-      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
-      if (!y) return std::nullopt;
-      llvm::Value* exact = both(b, x->exact, y->exact);
-      if (x->stride == 0 && y->stride == 0) return Affine{b.CreateMul(x->base, y->base), 0, exact};
-      if (x->stride == 0) std::swap(x, y);
-      auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base);  // y uniform; need a constant
-      if (y->stride != 0 || !k) return std::nullopt;
-      return Affine{b.CreateMul(x->base, k), x->stride * k->getSExtValue(), exact};
+      auto xy = operands();
+      if (!xy) return std::nullopt;
+      auto& [x, y] = *xy;
+      llvm::Value* exact = both(b, x.exact, y.exact);
+      if (x.stride == 0 && y.stride == 0) return make_affine(b.CreateMul(x.base, y.base), zero, exact);
+      if (x.stride == 0) std::swap(x, y);
+      llvm::ConstantInt* k = uniform_constant(y);  // y uniform; need a constant
+      if (!k) return std::nullopt;
+      std::vector<int64_t> off(N);
+      for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] * k->getSExtValue();
+      return make_affine(b.CreateMul(x.base, k), off, exact);
     }
     case llvm::Instruction::Shl: {
-      auto x = affine(inst->getOperand(0), depth + 1);
-      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
-      if (!y || y->stride != 0) return std::nullopt;
-      llvm::Value* exact = both(b, x->exact, y->exact);
-      if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base); k && k->getZExtValue() < 63)
-        return Affine{b.CreateShl(x->base, k), x->stride << k->getZExtValue(), exact};
-      if (x->stride == 0) return Affine{b.CreateShl(x->base, y->base), 0, exact};
+      auto xy = operands();
+      if (!xy || xy->second.stride != 0) return std::nullopt;
+      auto& [x, y] = *xy;
+      llvm::Value* exact = both(b, x.exact, y.exact);
+      if (auto* k = uniform_constant(y); k && k->getZExtValue() < 63) {
+        std::vector<int64_t> off(N);
+        for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] << k->getZExtValue();
+        return make_affine(b.CreateShl(x.base, k), off, exact);
+      }
+      if (x.stride == 0) return make_affine(b.CreateShl(x.base, y.base), zero, exact);
       return std::nullopt;
     }
     case llvm::Instruction::UDiv:
-    case llvm::Instruction::LShr: {
-      // (base + s*l) / d is base / d + (s/d)*l when d divides s and no lane's dividend
-      // wrapped: base + s*(N-1) fits the type. ggml indexes its vec4 and f16vec2 arrays so,
-      // (offset + 4*tid) / 4. The condition is tested at run time.
-      auto x = affine(inst->getOperand(0), depth + 1);
-      auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
-      if (!y || y->stride != 0) return std::nullopt;
-      bool div = inst->getOpcode() == llvm::Instruction::UDiv;
-      llvm::Value* exact = both(b, x->exact, y->exact);
-      if (x->stride == 0)
-        return Affine{div ? b.CreateUDiv(x->base, y->base) : b.CreateLShr(x->base, y->base), 0, exact};
-      auto* k = llvm::dyn_cast<llvm::ConstantInt>(y->base);
-      unsigned bits = x->base->getType()->getIntegerBitWidth();
-      if (!k || x->stride < 0 || bits > 64) return std::nullopt;
-      uint64_t d = div ? k->getZExtValue() : (k->getZExtValue() < 63 ? uint64_t(1) << k->getZExtValue() : 0);
-      if (d == 0 || uint64_t(x->stride) % d != 0) return std::nullopt;
-      const uint64_t span = uint64_t(x->stride) * (N - 1);
-      const uint64_t max = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-      if (span > max) return std::nullopt;
-      llvm::Value* fits = b.CreateICmpULE(x->base, llvm::ConstantInt::get(x->base->getType(), max - span));
-      llvm::Value* base = div ? b.CreateUDiv(x->base, k) : b.CreateLShr(x->base, k);
-      return Affine{base, x->stride / int64_t(d), both(b, exact, fits)};
+    case llvm::Instruction::LShr:
+    case llvm::Instruction::URem:
+    case llvm::Instruction::And: {
+      // With lane offsets o >= 0 and a divisor d (a power of two for shifts and masks):
+      // (base + o) / d == base / d + o / d and (base + o) % d == o % d when no lane's value
+      // wrapped (base + max o fits the type) and d divides base (or every o). ggml indexes
+      // its vec4 and f16vec2 arrays as (offset + 4*tid) / 4, and its quantized blocks as
+      // col / 32 and col % 32. The conditions are tested at run time (Affine::exact).
+      auto xy = operands();
+      if (!xy || xy->second.stride != 0) return std::nullopt;
+      auto& [x, y] = *xy;
+      const unsigned op = inst->getOpcode();
+      llvm::Value* exact = both(b, x.exact, y.exact);
+      if (x.stride == 0) {
+        llvm::Value* r = op == llvm::Instruction::UDiv   ? b.CreateUDiv(x.base, y.base)
+                         : op == llvm::Instruction::LShr ? b.CreateLShr(x.base, y.base)
+                         : op == llvm::Instruction::URem ? b.CreateURem(x.base, y.base)
+                                                         : b.CreateAnd(x.base, y.base);
+        return make_affine(r, zero, exact);
+      }
+      llvm::ConstantInt* k = uniform_constant(y);
+      unsigned bits = x.base->getType()->isIntegerTy() ? x.base->getType()->getIntegerBitWidth() : 0;
+      if (!k || bits == 0 || bits > 64) return std::nullopt;
+      const uint64_t kv = k->getZExtValue();
+      const uint64_t umax = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+      // The operation as division (q) or remainder (r) by d, or keeping the high bits of And.
+      uint64_t d = 0;
+      enum { Quotient, Remainder, RoundDown } kind = Quotient;
+      if (op == llvm::Instruction::UDiv) d = kv;
+      else if (op == llvm::Instruction::LShr) d = kv < 63 ? uint64_t(1) << kv : 0;
+      else if (op == llvm::Instruction::URem) d = kv, kind = Remainder;
+      else if (kv != 0 && ((kv + 1) & kv) == 0) d = kv + 1, kind = Remainder;  // x & (2^n - 1)
+      else if (uint64_t low = ~kv & umax; ((low + 1) & low) == 0) d = low + 1, kind = RoundDown;  // x & ~(2^n - 1)
+      if (d == 0 || d > umax) return std::nullopt;
+      int64_t max_off = 0;
+      bool all_multiples = true;
+      for (int64_t o : x.off) {
+        if (o < 0) return std::nullopt;
+        max_off = std::max(max_off, o);
+        all_multiples = all_multiples && uint64_t(o) % d == 0;
+      }
+      if (uint64_t(max_off) > umax) return std::nullopt;
+      llvm::Value* fits = b.CreateICmpULE(x.base, llvm::ConstantInt::get(x.base->getType(), umax - uint64_t(max_off)));
+      exact = both(b, exact, fits);
+      if (!all_multiples)
+        exact = both(b, exact, b.CreateICmpEQ(b.CreateURem(x.base, llvm::ConstantInt::get(x.base->getType(), d)),
+                                              llvm::ConstantInt::get(x.base->getType(), 0)));
+      std::vector<int64_t> off(N);
+      llvm::Value* dv = llvm::ConstantInt::get(x.base->getType(), d);
+      switch (kind) {
+        case Quotient:
+          for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) / d);
+          return make_affine(b.CreateUDiv(x.base, dv), off, exact);
+        case Remainder:
+          if (all_multiples) return make_affine(b.CreateURem(x.base, dv), zero, exact);
+          for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) % d);
+          return make_affine(llvm::ConstantInt::get(x.base->getType(), 0), off, exact);
+        case RoundDown:
+          for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] - int64_t(uint64_t(x.off[l]) % d);
+          return make_affine(b.CreateSub(x.base, b.CreateURem(x.base, dv)), off, exact);
+      }
+      return std::nullopt;
     }
     case llvm::Instruction::SExt:
     case llvm::Instruction::ZExt:
@@ -117,7 +183,17 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
                                                                          : b.CreateTrunc(x->base, st);
       // Extending a lane-varying value is exact unless a lane wrapped in the narrow type,
       // which needs indices near 2^31: beyond maxStorageBufferRange.
-      return Affine{base, x->stride, x->exact};
+      return make_affine(base, x->off, x->exact);
+    }
+    case llvm::Instruction::Select: {
+      // select(splat(e), form, value): a slotted form with its run-time test
+      // (rebuild_affine); the form holds where e does.
+      auto* sel = llvm::cast<llvm::SelectInst>(inst);
+      auto cond = affine(sel->getCondition(), depth + 1);
+      if (!cond || cond->stride != 0) return std::nullopt;
+      auto x = affine(sel->getTrueValue(), depth + 1);
+      if (!x) return std::nullopt;
+      return make_affine(x->base, x->off, both(b, x->exact, cond->base));
     }
     case llvm::Instruction::ExtractValue: {
       // A component of a composite this lowering just built (a built-in's uvec3, say).
@@ -132,13 +208,17 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
     case llvm::Instruction::GetElementPtr: {
       auto* gep = llvm::cast<llvm::GetElementPtrInst>(inst);
       if (gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8)) return std::nullopt;
-      auto p = affine(gep->getPointerOperand(), depth + 1);
-      if (!p || p->stride != 0) return std::nullopt;
+      // A byte offset (scalar or per lane) from a pointer (uniform or per lane): the patterns add.
+      llvm::Value* ptr = gep->getPointerOperand();
+      std::optional<Affine> p = ptr->getType()->isVectorTy() ? affine(ptr, depth + 1) : make_affine(ptr, zero);
+      if (!p) return std::nullopt;
       llvm::Value* off = gep->getOperand(1);
-      if (!off->getType()->isVectorTy()) return Affine{b.CreateGEP(b.getInt8Ty(), p->base, off), 0, p->exact};
+      if (!off->getType()->isVectorTy()) return make_affine(b.CreateGEP(b.getInt8Ty(), p->base, off), p->off, p->exact);
       auto o = affine(off, depth + 1);
       if (!o) return std::nullopt;
-      return Affine{b.CreateGEP(b.getInt8Ty(), p->base, o->base), o->stride, both(b, p->exact, o->exact)};
+      std::vector<int64_t> sum(N);
+      for (uint32_t l = 0; l < N; ++l) sum[l] = p->off[l] + o->off[l];
+      return make_affine(b.CreateGEP(b.getInt8Ty(), p->base, o->base), sum, both(b, p->exact, o->exact));
     }
     default:
       return std::nullopt;
@@ -331,50 +411,77 @@ llvm::Value* Lowerer::if_else(llvm::Value* cond, const std::function<llvm::Value
   return phi;
 }
 
-llvm::Value* Lowerer::load_vector_lanes(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint) {
+llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint,
+                                  const std::function<llvm::Value*()>& slow) {
   const TypeInfo& ti = type(t);
-  const TypeInfo& et = type(ti.elem);
+  const bool vector = ti.op == uint16_t(spv::Op::OpTypeVector);
+  const Id elem = vector ? ti.elem : t;
+  const TypeInfo& et = type(elem);
   if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return nullptr;
-  const MemLayout el = layout(ti.elem);
-  const uint64_t esz = el.size, c = ti.count;
+  const MemLayout el = layout(elem);
+  const uint64_t esz = el.size, c = vector ? ti.count : 1;
   auto a = affine(ptrs);
-  if (!a || a->stride <= 0 || esz == 0) return nullptr;
-  const uint64_t S = uint64_t(a->stride);
-  // k elements of the block belong to each lane, the first c of them its vector's. Past
-  // 16 per lane (or 4 KiB a block) the wide access reads more than it uses.
-  const uint64_t k = S / esz;
-  if (S % esz != 0 || k < c || k > 16 || S * N > 4096) return nullptr;
-  llvm::Type* st = scalar_type(ti.elem);
-  auto* wt = llvm::FixedVectorType::get(st, unsigned(k * N));
+  if (!a || esz == 0 || a->stride == 0) return nullptr;
+  // The window: from the lowest lane's first component to the highest lane's last, in
+  // whole components, at most a page (so that every byte of it lies in the page of a
+  // byte some lane reads) and at least a quarter used, else a gather does better.
+  int64_t lo = a->off[0], hi = a->off[0];
+  for (int64_t o : a->off) {
+    if (o % int64_t(esz) != 0) return nullptr;
+    lo = std::min(lo, o);
+    hi = std::max(hi, o);
+  }
+  const uint64_t used = uint64_t(hi - lo) / esz + c;  // elements up to the last one read
+  if (used * esz > 4096 || used > 4 * c * N) return nullptr;
+  // Loaded in whole 64-byte pieces where the pieces' tail can be read (below).
+  const uint64_t piece = std::max<uint64_t>(1, 64 / esz);
+  const uint64_t W = (used + piece - 1) / piece * piece;
+  llvm::Type* st = scalar_type(elem);
+  auto* wt = llvm::FixedVectorType::get(st, unsigned(W));
   const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
-  // Element j of the block belongs to lane j / k, component j % k.
-  std::vector<int> lane_of(k * N);
-  for (uint64_t j = 0; j < k * N; ++j) lane_of[j] = int(j / k);
-  llvm::Value* lane_mask = B.CreateShuffleVector(m, lane_of);
+  llvm::Value* start = B.CreateConstGEP1_64(B.getInt8Ty(), a->base, lo);
+  // Which lanes read element e: element e's mask is the OR of theirs (lanes of a pattern
+  // such as 8 * (l / 4) share blocks' scales).
+  std::vector<std::vector<int>> readers(W);
+  for (uint32_t l = 0; l < N; ++l)
+    for (uint64_t i = 0; i < c; ++i) readers[uint64_t(a->off[l] - lo) / esz + i].push_back(int(l));
+  size_t share = 0;
+  for (const auto& r : readers) share = std::max(share, r.size());
+  auto element_mask = [&]() -> llvm::Value* {
+    llvm::Value* none = llvm::Constant::getNullValue(m->getType());
+    llvm::Value* em = nullptr;
+    for (size_t r = 0; r < share; ++r) {
+      std::vector<int> pick(W);
+      for (uint64_t e = 0; e < W; ++e) pick[e] = r < readers[e].size() ? readers[e][r] : int(N);
+      llvm::Value* s = B.CreateShuffleVector(m, none, pick);
+      em = em ? B.CreateOr(em, s) : s;
+    }
+    return em;
+  };
   auto wide_load = [&]() -> llvm::Value* {
-    if (k == c) return vector_load(wt, a->base, align, lane_mask);  // the lanes tile the block
-    // The block ends with S - c*esz bytes no lane reads. A plain load of it is safe when
-    // every lane is active and those bytes lie in the page of the last byte a lane reads
-    // (memory is mapped in whole pages); else a masked load of exactly the lanes' parts.
-    std::vector<llvm::Constant*> used(k * N);
-    for (uint64_t j = 0; j < k * N; ++j) used[j] = B.getInt1(j % k < c);
-    llvm::Value* elem_mask = B.CreateAnd(lane_mask, llvm::ConstantVector::get(used));
-    llvm::Value* base = B.CreatePtrToInt(a->base, B.getInt64Ty());
-    llvm::Value* last_read = B.CreateAdd(base, B.getInt64((N - 1) * S + c * esz - 1));
-    llvm::Value* last_block = B.CreateAdd(base, B.getInt64(N * S - 1));
-    llvm::Value* same_page = B.CreateICmpEQ(B.CreateLShr(last_read, 12), B.CreateLShr(last_block, 12));
-    llvm::Value* all = B.CreateAndReduce(m);
-    if (auto* cm = llvm::dyn_cast<llvm::Constant>(m); cm && cm->isAllOnesValue()) all = B.getTrue();
+    // A plain load is safe when every lane is active and the padding past the last
+    // element read, if any, lies in the page of that element; else a masked load of
+    // exactly what the active lanes read.
+    llvm::Value* plain = B.CreateAndReduce(m);
+    if (auto* cm = llvm::dyn_cast<llvm::Constant>(m); cm && cm->isAllOnesValue()) plain = B.getTrue();
+    if (W > used) {
+      llvm::Value* s = B.CreatePtrToInt(start, B.getInt64Ty());
+      llvm::Value* last_read = B.CreateAdd(s, B.getInt64(used * esz - 1));
+      llvm::Value* last = B.CreateAdd(s, B.getInt64(W * esz - 1));
+      plain = B.CreateAnd(plain, B.CreateICmpEQ(B.CreateLShr(last_read, 12), B.CreateLShr(last, 12)));
+    }
+    if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(plain); k && k->isOne()) return B.CreateAlignedLoad(wt, start, align);
     llvm::Function* f = B.GetInsertBlock()->getParent();
-    auto* plain_bb = llvm::BasicBlock::Create(C, "vll.plain", f);
-    auto* masked_bb = llvm::BasicBlock::Create(C, "vll.masked", f);
-    auto* join = llvm::BasicBlock::Create(C, "vll.join", f);
-    B.CreateCondBr(B.CreateAnd(all, same_page), plain_bb, masked_bb, llvm::MDBuilder(C).createLikelyBranchWeights());
+    auto* plain_bb = llvm::BasicBlock::Create(C, "win.plain", f);
+    auto* masked_bb = llvm::BasicBlock::Create(C, "win.masked", f);
+    auto* join = llvm::BasicBlock::Create(C, "win.join", f);
+    B.CreateCondBr(plain, plain_bb, masked_bb, llvm::MDBuilder(C).createLikelyBranchWeights());
     B.SetInsertPoint(plain_bb);
-    llvm::Value* p = B.CreateAlignedLoad(wt, a->base, align);
+    llvm::Value* p = B.CreateAlignedLoad(wt, start, align);
     B.CreateBr(join);
     B.SetInsertPoint(masked_bb);
-    llvm::Value* q = B.CreateMaskedLoad(wt, a->base, align, elem_mask, llvm::PoisonValue::get(wt));
+    llvm::Value* q = B.CreateMaskedLoad(wt, start, align, element_mask(), llvm::PoisonValue::get(wt));
+    masked_bb = B.GetInsertBlock();
     B.CreateBr(join);
     B.SetInsertPoint(join);
     llvm::PHINode* phi = B.CreatePHI(wt, 2);
@@ -382,24 +489,26 @@ llvm::Value* Lowerer::load_vector_lanes(Id t, llvm::Value* ptrs, llvm::Value* m,
     phi->addIncoming(q, masked_bb);
     return phi;
   };
-  // Under robust access, the wide path needs every lane's vector in bounds; a block at the
-  // end of the buffer goes component by component.
+  // Under robust access the window must lie in bounds; one at the end of the buffer takes
+  // the slow way, lane by lane.
   llvm::Value* cond = a->exact;
   if (checking) {
-    llvm::Value* ok = in_bounds(a->base, (N - 1) * S + c * esz);
+    llvm::Value* ok = in_bounds(start, used * esz);
     if (ok->getType()->isVectorTy()) ok = B.CreateAndReduce(ok);
     cond = cond ? B.CreateAnd(cond, ok) : ok;
   }
   return if_else(cond, [&] {
     llvm::Value* block = wide_load();
-    llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
     std::vector<int> pick(N);
-    for (uint64_t i = 0; i < c; ++i) {
-      for (uint32_t l = 0; l < N; ++l) pick[l] = int(l * k + i);
-      out = B.CreateInsertValue(out, B.CreateShuffleVector(block, pick), unsigned(i));
-    }
+    auto component = [&](uint64_t i) {
+      for (uint32_t l = 0; l < N; ++l) pick[l] = int(uint64_t(a->off[l] - lo) / esz + i);
+      return B.CreateShuffleVector(block, pick);
+    };
+    if (!vector) return component(0);
+    llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));
+    for (uint64_t i = 0; i < c; ++i) out = B.CreateInsertValue(out, component(i), unsigned(i));
     return out;
-  }, [&] { return load_parts(t, ptrs, m, align_hint); });
+  }, slow);
 }
 
 }  // namespace coopvk::jit

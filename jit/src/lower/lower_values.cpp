@@ -27,6 +27,7 @@ Val Lowerer::value_v(Id id) {
   if (auto it = F.entry_values.find(id); it != F.entry_values.end()) return it->second;
   if (auto it = F.params.find(id); it != F.params.end()) return {it->second, is_object(id) || F.rep_ptrs.count(id) > 0};
   if (auto it = F.affine_slots.find(id); it != F.affine_slots.end()) return {rebuild_affine(it->second), false};
+
   if (auto it = F.slots.find(id); it != F.slots.end())
     return {B.CreateLoad(it->second->getAllocatedType(), it->second), is_uniform(id)};
   if (is_constant(id)) {
@@ -102,18 +103,21 @@ void Lowerer::store_affine_base(Id id, const Val& v) {
   if (v.uniform || !vt || !(vt->getElementType()->isIntegerTy() || vt->getElementType()->isPointerTy())) return;
   auto found = F.affine_slots.find(id);
   if (found == F.affine_slots.end()) {
-    // An id has one definition, so one stride; decided the first (only) time it is defined.
-    // Only forms that hold unconditionally: a rebuilt value has no run-time test.
+    // An id has one definition, so one form; decided the first (only) time it is defined.
     auto a = affine(v.v);
-    if (!a || a->exact) return;
-    FunctionState::AffineSlot s{entry_alloca(a->base->getType()), a->stride};
+    if (!a) return;
+    FunctionState::AffineSlot s{entry_alloca(a->base->getType()), a->off};
+    if (a->exact) {
+      s.exact = entry_alloca(B.getInt1Ty());
+      s.value = F.slots.at(id);  // define_v stored the value there
+    }
     found = F.affine_slots.emplace(id, s).first;
-    B.CreateStore(a->base, s.base);
-    return;
   }
   auto a = affine(v.v);
-  if (!a || a->exact || a->stride != found->second.stride) fail("internal: lane-affine value changed form");
-  B.CreateStore(a->base, found->second.base);
+  const FunctionState::AffineSlot& s = found->second;
+  if (!a || a->off != s.off || bool(a->exact) != bool(s.exact)) fail("internal: lane-affine value changed form");
+  B.CreateStore(a->base, s.base);
+  if (s.exact) B.CreateStore(a->exact, s.exact);
 }
 
 llvm::Value* Lowerer::rebuild_affine(const FunctionState::AffineSlot& s) {
@@ -121,9 +125,15 @@ llvm::Value* Lowerer::rebuild_affine(const FunctionState::AffineSlot& s) {
   llvm::Value* base = B.CreateVectorSplat(N, B.CreateLoad(t, s.base));
   std::vector<llvm::Constant*> steps;
   llvm::Type* step_t = t->isPointerTy() ? B.getInt64Ty() : t;
-  for (uint32_t l = 0; l < N; ++l) steps.push_back(llvm::ConstantInt::get(step_t, uint64_t(s.stride * int64_t(l)), true));
+  for (uint32_t l = 0; l < N; ++l) steps.push_back(llvm::ConstantInt::get(step_t, uint64_t(s.off[l]), true));
   llvm::Value* offsets = llvm::ConstantVector::get(steps);
-  return t->isPointerTy() ? B.CreateGEP(B.getInt8Ty(), base, offsets) : B.CreateAdd(base, offsets);
+  llvm::Value* rebuilt = t->isPointerTy() ? B.CreateGEP(B.getInt8Ty(), base, offsets) : B.CreateAdd(base, offsets);
+  if (!s.exact) return rebuilt;
+  // The form where its test passed, the value itself where not: always the value, and
+  // affine() sees the form with the test (its Select case).
+  llvm::Value* exact = B.CreateLoad(B.getInt1Ty(), s.exact);
+  llvm::Value* stored = B.CreateLoad(s.value->getAllocatedType(), s.value);
+  return B.CreateSelect(B.CreateVectorSplat(N, exact), rebuilt, stored);
 }
 
 }  // namespace coopvk::jit

@@ -250,13 +250,20 @@ class Lowerer {
   // base + l * stride (base a scalar int or pointer). Lets loads and stores of
   // consecutive or uniform addresses use vector or scalar accesses instead of
   // gathers (lower_memory_fast.cpp).
+  // The form is a lane pattern: lane l holds base + off[l], off a compile-time vector
+  // (lane 0's entry 0); stride is s when off[l] == s * l for every lane, else kIrregular
+  // (a pattern such as 8 * (l / 4) + l % 4, which ggml's block indexing makes).
   struct Affine {
+    static constexpr int64_t kIrregular = INT64_MIN;
     llvm::Value* base;
     int64_t stride;  // in units of the element (bytes for pointers)
     // A scalar i1 that is true when the form holds in every lane, for forms that hold only
-    // if no lane's value wrapped (a division of a lane-varying value); null: always holds.
+    // if no lane's value wrapped, or the base is a multiple of a divisor (a division of a
+    // lane-varying value); null: always holds.
     llvm::Value* exact = nullptr;
+    std::vector<int64_t> off;  // N entries
   };
+  Affine make_affine(llvm::Value* base, std::vector<int64_t> off, llvm::Value* exact = nullptr) const;
   std::optional<Affine> affine(llvm::Value* v, int depth = 0);
   // fast() where cond holds at run time, slow() where not; just fast() for a null cond.
   // Returns the value of the one that ran (null if fast() gives null).
@@ -266,10 +273,12 @@ class Lowerer {
                         const std::function<llvm::Value*()>& slow) {
     return if_else(a.exact, fast, slow);
   }
-  // A vector per lane at addresses a small, fixed number of bytes apart (a vec4 per
-  // invocation, say): one wide access and shuffles instead of a gather per component.
-  // Null (nothing emitted) when the addresses do not have that form.
-  llvm::Value* load_vector_lanes(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
+  // A scalar or vector per lane at addresses of a lane pattern (Affine) within a page, a
+  // vec4 per invocation or ggml's 8 * (l / 4) + l % 4, say: one wide load of the window
+  // the lanes read and shuffles, instead of a gather per component. slow() where the
+  // pattern does not hold at run time. Null (nothing emitted) for other addresses.
+  llvm::Value* load_window(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint,
+                           const std::function<llvm::Value*()>& slow);
   llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
   // value computed directly, so index arithmetic on it stays analyzable; else null.
@@ -484,7 +493,11 @@ class Lowerer {
     // analysis still sees one vector access there instead of a run-time test.
     struct AffineSlot {
       llvm::AllocaInst* base = nullptr;
-      int64_t stride = 0;
+      std::vector<int64_t> off;  // Affine::off
+      // For a form that holds only when a run-time test passes (Affine::exact): where the
+      // test's result is kept, and the value's own slot, read where it fails.
+      llvm::AllocaInst* exact = nullptr;
+      llvm::AllocaInst* value = nullptr;
     };
     std::unordered_map<Id, AffineSlot> affine_slots;
     // The entry block runs first, exactly once, with every lane the function was called
