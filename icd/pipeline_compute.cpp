@@ -2,6 +2,7 @@
 #include "alloc.h"
 #include "cooperative_options.h"
 #include "descriptor.h"
+#include "disk_cache.h"
 #include "log.h"
 #include "pipeline.h"
 #include "shader_module.h"
@@ -67,9 +68,17 @@ VkPipelineCreateFlags2 pipeline_flags(const VkComputePipelineCreateInfo& ci) {
   return ci.flags;
 }
 
-// Creates one pipeline. Returns VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED, or an error.
-VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
-                    const VkAllocationCallbacks* alloc, VkPipeline* out) {
+// What one create info gives: the compiled shader and what dispatch checks need, or why not.
+struct Prepared {
+  VkResult result = VK_ERROR_UNKNOWN;  // VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED or an error
+  std::shared_ptr<const jit::CompiledShader> shader;
+  uint32_t required_sets = 0;
+};
+
+// Finds or compiles one pipeline's shader: the application's cache, the implicit cache, the
+// disk cache, then the compiler.
+VkResult prepare_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
+                     Prepared* out) {
   const char* fn = "vkCreateComputePipelines";
   const VkPipelineShaderStageCreateInfo& st = ci.stage;
   if (st.stage != VK_SHADER_STAGE_COMPUTE_BIT) {
@@ -135,7 +144,10 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
     for (const auto& sv : opts.specialization) {
       uint64_t v = 0;
       std::memcpy(&v, sv.bytes.data(), std::min<size_t>(sv.bytes.size(), 8));
-      spec += " " + std::to_string(sv.constant_id) + "=" + std::to_string(v);
+      spec += ' ';
+      spec += std::to_string(sv.constant_id);
+      spec += '=';
+      spec += std::to_string(v);
     }
     COOPVK_DEBUG("%s: module %s entry \"%s\" subgroup size %u%s, specialization:%s", fn,
                  module_tag(sm->words_hash).c_str(), opts.entry_point.c_str(), opts.subgroup_size,
@@ -150,29 +162,48 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
     if (shader) app_cache->insert(key, shader);
   }
   if (!shader) {
-    if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
-      return VK_PIPELINE_COMPILE_REQUIRED;
 #ifdef COOPVK_HAVE_JIT_COMPILER
-    jit::CompileResult r = jit::compile_compute(*sm->module, opts);
-    if (!r.shader) {
-      COOPVK_ERROR("%s: cannot compile entry point \"%s\": %s", fn, opts.entry_point.c_str(),
-                   r.error.c_str());
-      return VK_ERROR_UNKNOWN;
+    DiskCache* disk = dev->compute->disk.get();
+    Hash256 disk_key{};
+    if (disk) {
+      disk_key = DiskCache::entry_key(key, jit::host_code_signature());
+      std::vector<uint8_t> blob = disk->load(disk_key);
+      if (!blob.empty()) {
+        // deserialize() checks the bytes again (signature, metadata, object file).
+        jit::CompileResult r = jit::deserialize(blob.data(), blob.size());
+        if (r.shader) {
+          shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+          COOPVK_INFO("%s: disk cache hit %s", fn, DiskCache::file_name(disk_key).c_str());
+        } else {
+          COOPVK_INFO("%s: disk cache entry %s cannot be used (%s); compiling instead", fn,
+                      DiskCache::file_name(disk_key).c_str(), r.error.c_str());
+          disk->remove(disk_key);
+        }
+      }
     }
-    shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+    if (!shader) {
+      if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
+        return VK_PIPELINE_COMPILE_REQUIRED;
+      jit::CompileResult r = jit::compile_compute(*sm->module, opts);
+      if (!r.shader) {  // failures are not cached anywhere: the next attempt reports them again
+        COOPVK_ERROR("%s: cannot compile entry point \"%s\": %s", fn, opts.entry_point.c_str(),
+                     r.error.c_str());
+        return VK_ERROR_UNKNOWN;
+      }
+      shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+      if (disk) disk->store(disk_key, jit::serialize(*shader));
+    }
     cache->insert(key, shader);
     if (app_cache) dev->compute->implicit_cache.insert(key, shader);
 #else
+    if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
+      return VK_PIPELINE_COMPILE_REQUIRED;
     COOPVK_ERROR("%s: this build of coopvk has no shader compiler (jit/ library coopvk_jit)", fn);
     return VK_ERROR_UNKNOWN;
 #endif
   }
-
-  auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-  if (!p) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  p->shader = std::move(shader);
-  p->required_sets_mask = required_sets;
-  *out = to_handle<VkPipeline>(p);
+  out->shader = std::move(shader);
+  out->required_sets = required_sets;
   return VK_SUCCESS;
 }
 
@@ -185,15 +216,26 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
   Device* dev = from_handle<Device>(device);
   const VkAllocationCallbacks* alloc = pick_allocator(pAllocator, dev->alloc());
   PipelineCache* cache = from_handle<PipelineCache>(pipelineCache);
+  for (uint32_t i = 0; i < count; ++i) pPipelines[i] = VK_NULL_HANDLE;
+
   // Each pipeline succeeds or fails on its own; failed ones are VK_NULL_HANDLE and the
   // call returns the failure ("Multiple Pipeline Creation" in the Vulkan spec). With
   // EARLY_RETURN_ON_FAILURE the remaining ones are not attempted and are null too.
+  std::vector<Prepared> prepared(count);
   VkResult result = VK_SUCCESS;
-  for (uint32_t i = 0; i < count; ++i) pPipelines[i] = VK_NULL_HANDLE;
   for (uint32_t i = 0; i < count; ++i) {
-    VkResult r = create_one(dev, cache, infos[i], alloc, &pPipelines[i]);
-    if (r == VK_SUCCESS) continue;
-    pPipelines[i] = VK_NULL_HANDLE;
+    prepared[i].result = prepare_one(dev, cache, infos[i], &prepared[i]);
+    VkResult r = prepared[i].result;
+    if (r == VK_SUCCESS) {
+      auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+      if (p) {
+        p->shader = std::move(prepared[i].shader);
+        p->required_sets_mask = prepared[i].required_sets;
+        pPipelines[i] = to_handle<VkPipeline>(p);
+        continue;
+      }
+      r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
     if (r < 0 || result == VK_SUCCESS) result = r;  // errors override COMPILE_REQUIRED
     if (pipeline_flags(infos[i]) & VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT) break;
   }
