@@ -9,7 +9,11 @@
 #include "vk_entrypoints.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <new>
+#include <system_error>
+#include <thread>
 
 using namespace coopvk;
 
@@ -76,7 +80,8 @@ struct Prepared {
 };
 
 // Finds or compiles one pipeline's shader: the application's cache, the implicit cache, the
-// disk cache, then the compiler.
+// disk cache, then the compiler. Safe to run for several create infos at once (it allocates
+// nothing through the application's callbacks; the caches lock themselves).
 VkResult prepare_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
                      Prepared* out) {
   const char* fn = "vkCreateComputePipelines";
@@ -207,6 +212,65 @@ VkResult prepare_one(Device* dev, PipelineCache* app_cache, const VkComputePipel
   return VK_SUCCESS;
 }
 
+// Helper threads compiling for vkCreateComputePipelines calls, over all calls in the
+// process: together with the calling threads, which always work, at most about one per
+// hardware thread (several application threads each creating many pipelines share them).
+std::atomic<unsigned> g_compile_helpers{0};
+
+unsigned reserve_helpers(unsigned wanted) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cur = g_compile_helpers.load();
+  for (;;) {
+    unsigned got = std::min(wanted, cur + 1 < hw ? hw - 1 - cur : 0u);
+    if (got == 0 || g_compile_helpers.compare_exchange_weak(cur, cur + got)) return got;
+  }
+}
+
+// Runs prepare_one for every create info, in parallel when there are several: the calling
+// thread and helpers take indices in increasing order. After a failure of a create info
+// with EARLY_RETURN_ON_FAILURE no later index is started (ones already running finish and
+// are dropped by the caller). Returns how many leading create infos the caller should look
+// at: all of them, or up to and including the first early-return failure.
+uint32_t prepare_all(Device* dev, PipelineCache* cache, const VkComputePipelineCreateInfo* infos,
+                     uint32_t count, Prepared* out) {
+  std::atomic<uint32_t> next{0};
+  std::atomic<uint32_t> stop{count};  // lowest index that failed with EARLY_RETURN_ON_FAILURE
+  auto work = [&] {
+    for (;;) {
+      const uint32_t i = next.fetch_add(1);
+      if (i >= count || i > stop.load()) return;
+      try {
+        out[i].result = prepare_one(dev, cache, infos[i], &out[i]);
+      } catch (const std::bad_alloc&) {
+        out[i].result = VK_ERROR_OUT_OF_HOST_MEMORY;
+      }
+      if (out[i].result != VK_SUCCESS &&
+          (pipeline_flags(infos[i]) & VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT)) {
+        uint32_t s = stop.load();
+        while (i < s && !stop.compare_exchange_weak(s, i)) {
+        }
+      }
+    }
+  };
+  const unsigned helpers = count > 1 ? reserve_helpers(count - 1) : 0;
+  std::vector<std::thread> threads;
+  threads.reserve(helpers);
+  for (unsigned t = 0; t < helpers; ++t) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads: fewer helpers
+      break;
+    }
+  }
+  g_compile_helpers -= helpers - unsigned(threads.size());
+  if (threads.size()) COOPVK_DEBUG("vkCreateComputePipelines: %u pipelines on %zu threads", count, threads.size() + 1);
+  work();
+  for (auto& t : threads) t.join();
+  g_compile_helpers -= unsigned(threads.size());
+  const uint32_t s = stop.load();
+  return s < count ? s + 1 : count;
+}
+
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
@@ -218,13 +282,15 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
   PipelineCache* cache = from_handle<PipelineCache>(pipelineCache);
   for (uint32_t i = 0; i < count; ++i) pPipelines[i] = VK_NULL_HANDLE;
 
-  // Each pipeline succeeds or fails on its own; failed ones are VK_NULL_HANDLE and the
-  // call returns the failure ("Multiple Pipeline Creation" in the Vulkan spec). With
-  // EARLY_RETURN_ON_FAILURE the remaining ones are not attempted and are null too.
+  // The shaders are found or compiled in parallel (prepare_all), then the pipeline objects
+  // made here in order. Each pipeline succeeds or fails on its own; failed ones are
+  // VK_NULL_HANDLE and the call returns the failure ("Multiple Pipeline Creation" in the
+  // Vulkan spec). With EARLY_RETURN_ON_FAILURE nothing after the first failure is made, as if
+  // created one by one: the handles after it stay null.
   std::vector<Prepared> prepared(count);
+  const uint32_t attempted = prepare_all(dev, cache, infos, count, prepared.data());
   VkResult result = VK_SUCCESS;
-  for (uint32_t i = 0; i < count; ++i) {
-    prepared[i].result = prepare_one(dev, cache, infos[i], &prepared[i]);
+  for (uint32_t i = 0; i < attempted; ++i) {
     VkResult r = prepared[i].result;
     if (r == VK_SUCCESS) {
       auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
