@@ -175,7 +175,7 @@ const std::string& driver_build_id() {
         ::stat(info.dli_fname, &st) == 0)
       return s + " file " + info.dli_fname + " " + std::to_string(st.st_size) + " " +
              std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-    return s + " unknown build " + __DATE__ " " __TIME__;
+    return std::string();  // unknown: the disk cache stays off
   }();
   return id;
 }
@@ -205,6 +205,10 @@ std::shared_ptr<DiskCache> DiskCache::from_environment() {
     if (std::strcmp(on, "0") == 0) return nullptr;
     if (std::strcmp(on, "1") != 0)
       report_env_once(bad_switch, "coopvk: COOPVK_CACHE=%s is not 0 or 1; the disk cache stays on\n", on);
+  }
+  if (driver_build_id().empty()) {
+    COOPVK_INFO("disk cache: this driver's build cannot be identified (no build-id, no library file); off");
+    return nullptr;
   }
   std::string dir;
   const char* env_dir = std::getenv("COOPVK_CACHE_DIR");
@@ -260,9 +264,14 @@ std::vector<uint8_t> DiskCache::load(const Hash256& key) {
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     why = "not a regular file";
     removable = false;
-  } else if (st.st_uid != ::geteuid()) {
-    why = "written by another user";  // not trusted, and not ours to delete
+  } else if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    // Not trusted: native code another user could have planted in a shared directory.
+    // Root's are (root can change this user's files anyway), so an image's cache prepared
+    // by root serves its users.
+    why = "written by another user";
     removable = false;
+  } else if (uint64_t(st.st_size) > max_bytes_) {
+    why = "larger than the cache's bound";  // never written so: not read into memory either
   } else if (uint64_t(st.st_size) < sizeof(h) || !pread_all(fd, &h, sizeof(h), 0)) {
     why = "shorter than its header";
   } else if (std::memcmp(h.magic, kDiskCacheMagic, sizeof(h.magic)) != 0) {
@@ -423,7 +432,8 @@ uint64_t DiskCache::scan(bool evicting) {
 }
 
 void DiskCache::store(const Hash256& key, const std::vector<uint8_t>& payload) {
-  if (payload.empty() || !prepare_for_writing()) return;
+  // An entry larger than the bound would only evict everything, itself last.
+  if (payload.empty() || sizeof(DiskCacheHeader) + payload.size() > max_bytes_ || !prepare_for_writing()) return;
   DiskCacheHeader h{};
   std::memcpy(h.magic, kDiskCacheMagic, sizeof(h.magic));
   h.format = kDiskCacheFormat;

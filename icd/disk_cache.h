@@ -14,7 +14,7 @@
 // DiskCacheHeader followed by the payload (jit::serialize() bytes). It is written to a
 // temporary file in the same directory and renamed into place, so concurrent processes
 // see a whole entry or none. An entry is used only if it is a regular file owned by this
-// user whose header, key, size and SHA-256 all check out, and then only through
+// user (or root) whose header, key, size and SHA-256 all check out, and then only through
 // jit::deserialize(), which validates it again; anything else is ignored, removed, and the
 // pipeline compiled as if it were absent.
 //
@@ -98,7 +98,7 @@ class DiskCache {
 
 // The driver build: the GNU build-id of the loaded libcoopvk_icd.so, else its path, size and
 // modification time; with the driver version. Different for every build that can make
-// different code.
+// different code. Empty when neither can be found (the disk cache is then off).
 const std::string& driver_build_id();
 
 // "1048576", "64K", "512M", "1G" (binary units) -> bytes; false when malformed or zero.

@@ -473,6 +473,14 @@ TEST_CASE("the size bound evicts the least recently used entries") {
   CHECK(entries(dir).size() <= 3);
 }
 
+TEST_CASE("an entry larger than the whole bound is not written") {
+  TempDir tmp;
+  use_cache_dir(tmp.path / "cache");
+  ::setenv("COOPVK_CACHE_MAX_SIZE", "100", 1);  // bytes: less than any entry's header and code
+  create_on_fresh_device(1);
+  CHECK(entries(tmp.path / "cache").empty());
+}
+
 TEST_CASE("a cache directory that cannot be made costs only the cache") {
   TempDir tmp;
   write_bytes(tmp.path / "file", {1, 2, 3});
