@@ -5,6 +5,9 @@
 //   cached     the same device, a VkPipelineCache filled by an earlier creation;
 //   from data  a fresh VkDevice and a VkPipelineCache created from the bytes of
 //              vkGetPipelineCacheData (the round trip an application does across runs);
+//   disk       a fresh VkDevice and an empty VkPipelineCache, with coopvk's disk cache on
+//              (a temporary COOPVK_CACHE_DIR that one earlier creation filled): a second
+//              run of an application that keeps no cache data of its own;
 // and "cold + first dispatch": creation on a fresh device followed by one dispatch of one
 // workgroup (zero push constants, small buffers) — drivers that compile lazily at the
 // first dispatch, as lavapipe does, pay their compile there.
@@ -21,8 +24,13 @@
 // all its push constants are zero (every bench shader does). Every device is created with
 // shaderFloat16 and storageBuffer16BitAccess, so the fp16 shaders can be created too.
 // scripts/bench.sh runs it for every bench shader.
-// Run lavapipe with MESA_SHADER_CACHE_DISABLE=true, or its on-disk cache makes "cold" warm.
+// Run lavapipe with MESA_SHADER_CACHE_DISABLE=true, or its on-disk cache makes "cold" warm;
+// coopvk's disk cache is turned off here (COOPVK_CACHE=0, read at device creation) except
+// for the disk column.
 #include "bench_vk.h"
+
+#include <cstdlib>
+#include <filesystem>
 
 namespace {
 
@@ -78,8 +86,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::vector<uint32_t> words = bench::load_spv(shader);
+  ::setenv("COOPVK_CACHE", "0", 1);
 
-  std::vector<double> cold, cached, from_data;
+  std::vector<double> cold, cached, from_data, disk;
   for (int r = 0; r < reps; ++r) {
     bench::Context ctx(kFp16.chain());
     if (r == 0) bench::print_device(ctx);
@@ -120,9 +129,34 @@ int main(int argc, char** argv) {
     vkDestroyPipelineCache(ctx.device, c, nullptr);
   }
 
+  {
+    char dir[] = "/tmp/coopvk-bench-cache-XXXXXX";
+    if (!::mkdtemp(dir)) {
+      std::fprintf(stderr, "cannot make a temporary directory\n");
+      return 1;
+    }
+    ::setenv("COOPVK_CACHE_DIR", dir, 1);
+    ::unsetenv("COOPVK_CACHE");
+    {
+      bench::Context ctx(kFp16.chain());
+      VkPipelineCache c = new_cache(ctx.device);
+      time_create(ctx, words, c);  // compiles and writes the entry
+      vkDestroyPipelineCache(ctx.device, c, nullptr);
+    }
+    for (int r = 0; r < reps; ++r) {
+      bench::Context ctx(kFp16.chain());
+      VkPipelineCache c = new_cache(ctx.device);
+      disk.push_back(time_create(ctx, words, c));
+      vkDestroyPipelineCache(ctx.device, c, nullptr);
+    }
+    ::setenv("COOPVK_CACHE", "0", 1);
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+
   const double mf = bench::median(cold_first) * 1e3;
   const double mc = bench::median(cold) * 1e3, mh = bench::median(cached) * 1e3,
-               md = bench::median(from_data) * 1e3;
+               md = bench::median(from_data) * 1e3, mk = bench::median(disk) * 1e3;
   std::printf("pipeline creation of %s.spv (%zu words), median of %d:\n", shader.c_str(), words.size(), reps);
   std::printf("  cold (fresh device, empty cache)     %9.3f ms  (best %.3f)\n", mc, bench::minimum(cold) * 1e3);
   std::printf("  cold + first dispatch                %9.3f ms  (best %.3f)\n", mf,
@@ -130,9 +164,12 @@ int main(int argc, char** argv) {
   std::printf("  cached (same VkPipelineCache)        %9.3f ms  (best %.3f)\n", mh, bench::minimum(cached) * 1e3);
   std::printf("  from data (%7zu bytes, new device) %9.3f ms  (best %.3f)\n", data.size(), md,
               bench::minimum(from_data) * 1e3);
+  std::printf("  disk (new device, disk cache)        %9.3f ms  (best %.3f)\n", mk, bench::minimum(disk) * 1e3);
   std::printf("  ratio cold / cached     %.1f\n", mc / mh);
   std::printf("  ratio cold / from data  %.1f\n", mc / md);
-  std::printf("pipeline_cold_ms %.4f\npipeline_cached_ms %.4f\npipeline_from_data_ms %.4f\n", mc, mh, md);
+  std::printf("  ratio cold / disk       %.1f\n", mc / mk);
+  std::printf("pipeline_cold_ms %.4f\npipeline_cached_ms %.4f\npipeline_from_data_ms %.4f\npipeline_disk_ms %.4f\n",
+              mc, mh, md, mk);
   std::printf("pipeline_cold_first_dispatch_ms %.4f\n", mf);
   return 0;
 }

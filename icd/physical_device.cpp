@@ -2,6 +2,7 @@
 // handles, tools). Features and properties live in their own files.
 #include "physical_device.h"
 
+#include "disk_cache.h"
 #include "log.h"
 #include "vk_entrypoints.h"
 
@@ -53,7 +54,9 @@ void PhysicalDevice::init(const VkAllocationCallbacks* owner_allocator) {
   const std::string brand = cpu_brand();
   std::snprintf(device_name, sizeof(device_name), "coopvk (%s)", brand.c_str());
   const std::string version = "coopvk " COOPVK_VERSION_STRING;
-  hash_uuid(version + " pipeline-cache " + brand, pipeline_cache_uuid);
+  // The build as well as the version: a rebuilt driver may compile differently, so its
+  // application caches start over rather than link stale code (as Mesa's build-id UUIDs).
+  hash_uuid(version + " pipeline-cache " + brand + " " + driver_build_id(), pipeline_cache_uuid);
   hash_uuid("coopvk device " + brand, device_uuid);
   hash_uuid(version + " driver", driver_uuid);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

@@ -4,7 +4,8 @@
 // A pipeline cache maps a 32-byte key (SHA-256 of everything that affects compilation:
 // SPIR-V, entry point, specialization, subgroup size, layout) to a compiled shader,
 // kept live and/or as jit::serialize() bytes. Without an application cache, the device's
-// own implicit cache is used, so re-creating the same pipeline does not compile again.
+// own implicit cache is used, so re-creating the same pipeline does not compile again;
+// behind both, the disk cache (disk_cache.h) keeps compiled pipelines between runs.
 #pragma once
 
 #include "device.h"
@@ -19,6 +20,7 @@
 
 namespace coopvk {
 
+class DiskCache;
 class WorkerPool;
 
 struct Pipeline {
@@ -40,10 +42,12 @@ struct PipelineCache {
   void insert(const Hash256& key, std::shared_ptr<const jit::CompiledShader> shader);
 };
 
-// Per-device compute state: the implicit pipeline cache and the worker pool (created at
-// the first dispatch, so devices that never dispatch start no threads).
+// Per-device compute state: the implicit pipeline cache, the disk cache the environment
+// named when the device was created (null: off), and the worker pool (created at the first
+// dispatch, so devices that never dispatch start no threads).
 struct DeviceCompute {
   PipelineCache implicit_cache;
+  std::shared_ptr<DiskCache> disk;
   std::once_flag pool_once;
   std::unique_ptr<WorkerPool> pool;
   DeviceCompute();

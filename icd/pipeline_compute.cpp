@@ -2,13 +2,18 @@
 #include "alloc.h"
 #include "cooperative_options.h"
 #include "descriptor.h"
+#include "disk_cache.h"
 #include "log.h"
 #include "pipeline.h"
 #include "shader_module.h"
 #include "vk_entrypoints.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <new>
+#include <system_error>
+#include <thread>
 
 using namespace coopvk;
 
@@ -67,9 +72,18 @@ VkPipelineCreateFlags2 pipeline_flags(const VkComputePipelineCreateInfo& ci) {
   return ci.flags;
 }
 
-// Creates one pipeline. Returns VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED, or an error.
-VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
-                    const VkAllocationCallbacks* alloc, VkPipeline* out) {
+// What one create info gives: the compiled shader and what dispatch checks need, or why not.
+struct Prepared {
+  VkResult result = VK_ERROR_UNKNOWN;  // VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED or an error
+  std::shared_ptr<const jit::CompiledShader> shader;
+  uint32_t required_sets = 0;
+};
+
+// Finds or compiles one pipeline's shader: the application's cache, the implicit cache, the
+// disk cache, then the compiler. Safe to run for several create infos at once (it allocates
+// nothing through the application's callbacks; the caches lock themselves).
+VkResult prepare_one(Device* dev, PipelineCache* app_cache, const VkComputePipelineCreateInfo& ci,
+                     Prepared* out) {
   const char* fn = "vkCreateComputePipelines";
   const VkPipelineShaderStageCreateInfo& st = ci.stage;
   if (st.stage != VK_SHADER_STAGE_COMPUTE_BIT) {
@@ -135,7 +149,10 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
     for (const auto& sv : opts.specialization) {
       uint64_t v = 0;
       std::memcpy(&v, sv.bytes.data(), std::min<size_t>(sv.bytes.size(), 8));
-      spec += " " + std::to_string(sv.constant_id) + "=" + std::to_string(v);
+      spec += ' ';
+      spec += std::to_string(sv.constant_id);
+      spec += '=';
+      spec += std::to_string(v);
     }
     COOPVK_DEBUG("%s: module %s entry \"%s\" subgroup size %u%s, specialization:%s", fn,
                  module_tag(sm->words_hash).c_str(), opts.entry_point.c_str(), opts.subgroup_size,
@@ -150,30 +167,108 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
     if (shader) app_cache->insert(key, shader);
   }
   if (!shader) {
-    if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
-      return VK_PIPELINE_COMPILE_REQUIRED;
 #ifdef COOPVK_HAVE_JIT_COMPILER
-    jit::CompileResult r = jit::compile_compute(*sm->module, opts);
-    if (!r.shader) {
-      COOPVK_ERROR("%s: cannot compile entry point \"%s\": %s", fn, opts.entry_point.c_str(),
-                   r.error.c_str());
-      return VK_ERROR_UNKNOWN;
+    DiskCache* disk = dev->compute->disk.get();
+    Hash256 disk_key{};
+    if (disk) {
+      disk_key = DiskCache::entry_key(key, jit::host_code_signature());
+      std::vector<uint8_t> blob = disk->load(disk_key);
+      if (!blob.empty()) {
+        // deserialize() checks the bytes again (signature, metadata, object file).
+        jit::CompileResult r = jit::deserialize(blob.data(), blob.size());
+        if (r.shader) {
+          shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+          COOPVK_INFO("%s: disk cache hit %s", fn, DiskCache::file_name(disk_key).c_str());
+        } else {
+          COOPVK_INFO("%s: disk cache entry %s cannot be used (%s); compiling instead", fn,
+                      DiskCache::file_name(disk_key).c_str(), r.error.c_str());
+          disk->remove(disk_key);
+        }
+      }
     }
-    shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+    if (!shader) {
+      if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
+        return VK_PIPELINE_COMPILE_REQUIRED;
+      jit::CompileResult r = jit::compile_compute(*sm->module, opts);
+      if (!r.shader) {  // failures are not cached anywhere: the next attempt reports them again
+        COOPVK_ERROR("%s: cannot compile entry point \"%s\": %s", fn, opts.entry_point.c_str(),
+                     r.error.c_str());
+        return VK_ERROR_UNKNOWN;
+      }
+      shader = std::shared_ptr<const jit::CompiledShader>(std::move(r.shader));
+      if (disk) disk->store(disk_key, jit::serialize(*shader));
+    }
     cache->insert(key, shader);
     if (app_cache) dev->compute->implicit_cache.insert(key, shader);
 #else
+    if (pipeline_flags(ci) & VK_PIPELINE_CREATE_2_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT)
+      return VK_PIPELINE_COMPILE_REQUIRED;
     COOPVK_ERROR("%s: this build of coopvk has no shader compiler (jit/ library coopvk_jit)", fn);
     return VK_ERROR_UNKNOWN;
 #endif
   }
-
-  auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-  if (!p) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  p->shader = std::move(shader);
-  p->required_sets_mask = required_sets;
-  *out = to_handle<VkPipeline>(p);
+  out->shader = std::move(shader);
+  out->required_sets = required_sets;
   return VK_SUCCESS;
+}
+
+// Helper threads compiling for vkCreateComputePipelines calls, over all calls in the
+// process: together with the calling threads, which always work, at most about one per
+// hardware thread (several application threads each creating many pipelines share them).
+std::atomic<unsigned> g_compile_helpers{0};
+
+unsigned reserve_helpers(unsigned wanted) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cur = g_compile_helpers.load();
+  for (;;) {
+    unsigned got = std::min(wanted, cur + 1 < hw ? hw - 1 - cur : 0u);
+    if (got == 0 || g_compile_helpers.compare_exchange_weak(cur, cur + got)) return got;
+  }
+}
+
+// Runs prepare_one for every create info, in parallel when there are several: the calling
+// thread and helpers take indices in increasing order. After a failure of a create info
+// with EARLY_RETURN_ON_FAILURE no later index is started (ones already running finish and
+// are dropped by the caller). Returns how many leading create infos the caller should look
+// at: all of them, or up to and including the first early-return failure.
+uint32_t prepare_all(Device* dev, PipelineCache* cache, const VkComputePipelineCreateInfo* infos,
+                     uint32_t count, Prepared* out) {
+  std::atomic<uint32_t> next{0};
+  std::atomic<uint32_t> stop{count};  // lowest index that failed with EARLY_RETURN_ON_FAILURE
+  auto work = [&] {
+    for (;;) {
+      const uint32_t i = next.fetch_add(1);
+      if (i >= count || i > stop.load()) return;
+      try {
+        out[i].result = prepare_one(dev, cache, infos[i], &out[i]);
+      } catch (const std::bad_alloc&) {
+        out[i].result = VK_ERROR_OUT_OF_HOST_MEMORY;
+      }
+      if (out[i].result != VK_SUCCESS &&
+          (pipeline_flags(infos[i]) & VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT)) {
+        uint32_t s = stop.load();
+        while (i < s && !stop.compare_exchange_weak(s, i)) {
+        }
+      }
+    }
+  };
+  const unsigned helpers = count > 1 ? reserve_helpers(count - 1) : 0;
+  std::vector<std::thread> threads;
+  threads.reserve(helpers);
+  for (unsigned t = 0; t < helpers; ++t) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads: fewer helpers
+      break;
+    }
+  }
+  g_compile_helpers -= helpers - unsigned(threads.size());
+  if (threads.size()) COOPVK_DEBUG("vkCreateComputePipelines: %u pipelines on %zu threads", count, threads.size() + 1);
+  work();
+  for (auto& t : threads) t.join();
+  g_compile_helpers -= unsigned(threads.size());
+  const uint32_t s = stop.load();
+  return s < count ? s + 1 : count;
 }
 
 }  // namespace
@@ -185,15 +280,28 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
   Device* dev = from_handle<Device>(device);
   const VkAllocationCallbacks* alloc = pick_allocator(pAllocator, dev->alloc());
   PipelineCache* cache = from_handle<PipelineCache>(pipelineCache);
-  // Each pipeline succeeds or fails on its own; failed ones are VK_NULL_HANDLE and the
-  // call returns the failure ("Multiple Pipeline Creation" in the Vulkan spec). With
-  // EARLY_RETURN_ON_FAILURE the remaining ones are not attempted and are null too.
-  VkResult result = VK_SUCCESS;
   for (uint32_t i = 0; i < count; ++i) pPipelines[i] = VK_NULL_HANDLE;
-  for (uint32_t i = 0; i < count; ++i) {
-    VkResult r = create_one(dev, cache, infos[i], alloc, &pPipelines[i]);
-    if (r == VK_SUCCESS) continue;
-    pPipelines[i] = VK_NULL_HANDLE;
+
+  // The shaders are found or compiled in parallel (prepare_all), then the pipeline objects
+  // made here in order. Each pipeline succeeds or fails on its own; failed ones are
+  // VK_NULL_HANDLE and the call returns the failure ("Multiple Pipeline Creation" in the
+  // Vulkan spec). With EARLY_RETURN_ON_FAILURE nothing after the first failure is made, as if
+  // created one by one: the handles after it stay null.
+  std::vector<Prepared> prepared(count);
+  const uint32_t attempted = prepare_all(dev, cache, infos, count, prepared.data());
+  VkResult result = VK_SUCCESS;
+  for (uint32_t i = 0; i < attempted; ++i) {
+    VkResult r = prepared[i].result;
+    if (r == VK_SUCCESS) {
+      auto* p = vk_new<Pipeline>(alloc, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+      if (p) {
+        p->shader = std::move(prepared[i].shader);
+        p->required_sets_mask = prepared[i].required_sets;
+        pPipelines[i] = to_handle<VkPipeline>(p);
+        continue;
+      }
+      r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
     if (r < 0 || result == VK_SUCCESS) result = r;  // errors override COMPILE_REQUIRED
     if (pipeline_flags(infos[i]) & VK_PIPELINE_CREATE_2_EARLY_RETURN_ON_FAILURE_BIT) break;
   }

@@ -1,6 +1,7 @@
 // WorkerPool: see worker_pool.h.
 #include "worker_pool.h"
 
+#include "disk_cache.h"
 #include "log.h"
 #include "pipeline.h"
 
@@ -108,7 +109,7 @@ void WorkerPool::dispatch(const jit::CompiledShader& shader, const jit::Dispatch
 
 // ---- the device's compute state -----------------------------------------------------
 
-DeviceCompute::DeviceCompute() { implicit_cache.max_entries = 512; }
+DeviceCompute::DeviceCompute() : disk(DiskCache::from_environment()) { implicit_cache.max_entries = 512; }
 DeviceCompute::~DeviceCompute() = default;
 
 WorkerPool& coopvk::device_worker_pool(Device* dev) {

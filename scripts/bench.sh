@@ -198,12 +198,14 @@ summary() {
   done
 
   printf '\n%-52s %10s %8s\n' "coopvk against itself / the C++ loop" "value" "ratio"
-  local cold hit data
+  local cold hit data disk
   cold=$(val pipeline_gemm_tiled coopvk pipeline_cold_ms)
   hit=$(val pipeline_gemm_tiled coopvk pipeline_cached_ms)
   data=$(val pipeline_gemm_tiled coopvk pipeline_from_data_ms)
   printf '%-52s %10s %8s\n' "gemm_tiled pipeline cold / cached (same cache)" "$(fmt "$hit") ms" "$(ratio "$cold" "$hit")"
   printf '%-52s %10s %8s\n' "gemm_tiled pipeline cold / from cache data" "$(fmt "$data") ms" "$(ratio "$cold" "$data")"
+  disk=$(val pipeline_gemm_tiled coopvk pipeline_disk_ms)
+  printf '%-52s %10s %8s\n' "gemm_tiled pipeline cold / disk cache (new device)" "$(fmt "$disk") ms" "$(ratio "$cold" "$disk")"
   for t in axpy axpy_f16; do
     local g one all
     g=$(val $t coopvk elementwise_gbps)

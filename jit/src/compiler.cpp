@@ -9,6 +9,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 
@@ -42,18 +43,22 @@ void init_llvm() {
   });
 }
 
-// What compiled code depends on besides its source: the CPU it was built for, and the
-// kernels' arch and CPU features, which fix the packed operand layouts the code allocates
-// (lower_coopmat_packed.cpp).
-std::string host_signature() {
-  std::string sig = llvm::sys::getHostCPUName().str();
-  for (const auto& f : llvm::sys::getHostCPUFeatures())
-    if (f.second) sig += "," + f.first().str();
-  sig += ";kernels=" + std::to_string(int(kernels::active_kernel_arch())) + "/" +
-         std::to_string(kernels::active_cpu_features());
-  sig += ";abi=" + std::to_string(kRuntimeAbi);
-  return sig;
+}  // namespace
+
+std::string host_code_signature() {
+  // LLVM's part is fixed for the process; the kernels' arch and features may be changed by
+  // tests (force_kernel_arch, restrict_cpu_features), so they are read every time.
+  static const std::string llvm_part = [] {
+    std::string sig = "llvm " LLVM_VERSION_STRING ";" + llvm::sys::getHostCPUName().str();
+    for (const auto& f : llvm::sys::getHostCPUFeatures())
+      if (f.second) sig += "," + f.first().str();
+    return sig;
+  }();
+  return llvm_part + ";kernels=" + std::to_string(int(kernels::active_kernel_arch())) + "/" +
+         std::to_string(kernels::active_cpu_features()) + ";abi=" + std::to_string(kRuntimeAbi);
 }
+
+namespace {
 
 // Defines the runtime symbols (runtime_symbols.h) a module asks for, by name.
 class RuntimeSymbolGenerator : public llvm::orc::DefinitionGenerator {
@@ -278,7 +283,7 @@ struct Reader {
 
 std::vector<uint8_t> serialize(const CompiledShader& s) {
   std::vector<uint8_t> b(kMagic, kMagic + 8);
-  std::string sig = host_signature();
+  std::string sig = host_code_signature();
   put(b, uint32_t(sig.size()));
   b.insert(b.end(), sig.begin(), sig.end());
   for (int k = 0; k < 3; ++k) put(b, s.local_size[k]);
@@ -314,7 +319,7 @@ CompileResult deserialize(const uint8_t* data, size_t size) {
   std::string sig(reinterpret_cast<const char*>(r.p), sig_len);
   r.p += sig_len;
   r.left -= sig_len;
-  if (sig != host_signature()) {
+  if (sig != host_code_signature()) {
     out.error = "compiled for another CPU";
     return out;
   }

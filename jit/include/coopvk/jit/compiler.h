@@ -131,6 +131,13 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
 std::vector<uint8_t> serialize(const CompiledShader& shader);
 CompileResult deserialize(const uint8_t* data, size_t size);
 
+// What compiled code depends on besides its source and CompileOptions: LLVM's version and
+// host CPU name and features, the kernels' arch and CPU features (they fix the packed
+// operand layouts the code allocates) and the runtime ABI (kRuntimeAbi). serialize()
+// records it, deserialize() refuses any other, and the driver's disk cache keys its
+// entries by it. Thread-safe; cheap after the first call.
+std::string host_code_signature();
+
 // The subgroup width used when a pipeline does not require one (and reported as
 // subgroupSize): 32 on AVX-512 hosts, 8 elsewhere, or COOPVK_SUBGROUP_SIZE (compiler.cpp
 // says why it avoids 16 and 4).
