@@ -6,6 +6,7 @@
 #include "pipeline.h"
 #include "shader_module.h"
 #include "vk_entrypoints.h"
+#include "worker_pool.h"
 
 #include <algorithm>
 #include <cstring>
@@ -172,6 +173,7 @@ VkResult create_one(Device* dev, PipelineCache* app_cache, const VkComputePipeli
   if (!p) return VK_ERROR_OUT_OF_HOST_MEMORY;
   p->shader = std::move(shader);
   p->required_sets_mask = required_sets;
+  p->cost = std::make_shared<WorkgroupCost>();
   *out = to_handle<VkPipeline>(p);
   return VK_SUCCESS;
 }
