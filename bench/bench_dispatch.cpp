@@ -20,8 +20,9 @@
 // dispatch, vkQueueSubmit to the fence signalled: back to back, and after [idle-ms] of idle
 // queue (long enough for a driver's threads to go to sleep).
 //
-//   bench_dispatch [n=1000] [reps=11] [groups=16] [idle-ms=5]
+//   bench_dispatch [n=1000] [reps=11] [groups=16] [idle-ms=5] [kind...]
 //
+// (Kinds named at the end: only those, and no latency; to profile one.)
 // Prints a table of microseconds (medians of reps submissions) and machine-readable lines
 // `dispatch_<kind>_g<groups>_n<N>_us`, `dispatch_latency_g<groups>_us`,
 // `dispatch_latency_idle_g<groups>_us`.
@@ -186,6 +187,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_dispatch [n>0] [reps>0] [groups in 1..65535] [idle-ms>=0]\n");
     return 2;
   }
+  bool run_kind[kKinds];
+  for (int k = 0; k < kKinds; ++k) {
+    run_kind[k] = argc <= 5;
+    for (int a = 5; a < argc; ++a) run_kind[k] |= std::strcmp(argv[a], kKindNames[k]) == 0;
+  }
   bench::Context ctx;
   bench::print_device(ctx);
   Rig rig(ctx, groups);
@@ -197,6 +203,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < kKinds; ++k)
     for (int g = 0; g < 2; ++g)
       for (int i = 0; i < 2; ++i) {
+        if (!run_kind[k]) continue;
         const Kind kind = Kind(k);
         VkCommandBuffer cb = rig.record(kind, ns[i], gs[g]);
         rig.check(kind, cb, ns[i], gs[g]);
@@ -208,8 +215,8 @@ int main(int argc, char** argv) {
 
   // Latency of one tiny dispatch (the in-place add, checked like the rest).
   const int lat_reps = std::max(reps * 10, 50);
-  double lat[2], lat_min[2], lat_idle = 0;
-  for (int g = 0; g < 2; ++g) {
+  double lat[2] = {}, lat_min[2] = {}, lat_idle = 0;
+  for (int g = 0; g < 2 && argc <= 5; ++g) {
     VkCommandBuffer cb = rig.record(Kind::Barrier, 1, gs[g]);
     rig.check(Kind::Barrier, cb, 1, gs[g]);
     std::vector<double> t;
@@ -237,18 +244,21 @@ int main(int argc, char** argv) {
     }
   std::printf("\n");
   for (int k = 0; k < kKinds; ++k) {
+    if (!run_kind[k]) continue;
     std::printf("  %-9s", kKindNames[k]);
     for (int g = 0; g < 2; ++g)
       for (int i = 0; i < 2; ++i) std::printf(" %13.2f", us[k][g][i]);
     std::printf("\n");
   }
-  std::printf("one dispatch, vkQueueSubmit to fence, us: 1 workgroup median %.1f (min %.1f); %u workgroups median %.1f "
-              "(min %.1f); %u workgroups after %d ms idle median %.1f\n",
-              lat[0], lat_min[0], groups, lat[1], lat_min[1], groups, idle_ms, lat_idle);
+  if (argc <= 5)
+    std::printf("one dispatch, vkQueueSubmit to fence, us: 1 workgroup median %.1f (min %.1f); %u workgroups median "
+                "%.1f (min %.1f); %u workgroups after %d ms idle median %.1f\n",
+                lat[0], lat_min[0], groups, lat[1], lat_min[1], groups, idle_ms, lat_idle);
   for (int k = 0; k < kKinds; ++k)
-    for (int g = 0; g < 2; ++g)
+    for (int g = 0; g < 2 && run_kind[k]; ++g)
       for (int i = 0; i < 2; ++i)
         std::printf("dispatch_%s_g%u_n%u_us %.3f\n", kKindNames[k], gs[g], ns[i], us[k][g][i]);
+  if (argc > 5) return 0;
   for (int g = 0; g < 2; ++g) std::printf("dispatch_latency_g%u_us %.2f\n", gs[g], lat[g]);
   std::printf("dispatch_latency_idle_g%u_us %.2f\n", groups, lat_idle);
   return 0;
