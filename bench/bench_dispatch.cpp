@@ -23,8 +23,10 @@
 //   bench_dispatch [n=1000] [reps=11] [groups=16] [idle-ms=5] [kind...]
 //
 // (Kinds named at the end: only those, and no latency; to profile one.)
-// Prints a table of microseconds (medians of reps submissions) and machine-readable lines
-// `dispatch_<kind>_g<groups>_n<N>_us`, `dispatch_latency_g<groups>_us`,
+// Also the time to record the ggml command buffer of N dispatches of [groups] (ggml records
+// its graphs again for every token). Prints a table of microseconds (medians of reps
+// submissions) and machine-readable lines `dispatch_<kind>_g<groups>_n<N>_us`,
+// `dispatch_record_ggml_us` (per dispatch), `dispatch_latency_g<groups>_us`,
 // `dispatch_latency_idle_g<groups>_us`.
 #include <thread>
 
@@ -200,12 +202,15 @@ int main(int argc, char** argv) {
   const uint32_t gs[2] = {1, groups};
   // us[kind][g][n]
   double us[kKinds][2][2] = {};
+  double record_us = 0;  // recording the big ggml command buffer, per dispatch (with its binds)
   for (int k = 0; k < kKinds; ++k)
     for (int g = 0; g < 2; ++g)
       for (int i = 0; i < 2; ++i) {
         if (!run_kind[k]) continue;
         const Kind kind = Kind(k);
+        const double t0 = bench::now_s();
         VkCommandBuffer cb = rig.record(kind, ns[i], gs[g]);
+        if (kind == Kind::Ggml && g == 1 && i == 1) record_us = (bench::now_s() - t0) / ns[i] * 1e6;
         rig.check(kind, cb, ns[i], gs[g]);
         std::vector<double> t;
         for (int r = 0; r < reps; ++r) t.push_back(ctx.submit_and_wait(cb));
@@ -250,6 +255,9 @@ int main(int argc, char** argv) {
       for (int i = 0; i < 2; ++i) std::printf(" %13.2f", us[k][g][i]);
     std::printf("\n");
   }
+  if (run_kind[int(Kind::Ggml)])
+    std::printf("recording the ggml command buffer of %u dispatches: %.2f us per dispatch (with its binds and "
+                "barrier)\n", ns[1], record_us);
   if (argc <= 5)
     std::printf("one dispatch, vkQueueSubmit to fence, us: 1 workgroup median %.1f (min %.1f); %u workgroups median "
                 "%.1f (min %.1f); %u workgroups after %d ms idle median %.1f\n",
@@ -258,6 +266,7 @@ int main(int argc, char** argv) {
     for (int g = 0; g < 2 && run_kind[k]; ++g)
       for (int i = 0; i < 2; ++i)
         std::printf("dispatch_%s_g%u_n%u_us %.3f\n", kKindNames[k], gs[g], ns[i], us[k][g][i]);
+  if (run_kind[int(Kind::Ggml)]) std::printf("dispatch_record_ggml_us %.3f\n", record_us);
   if (argc > 5) return 0;
   for (int g = 0; g < 2; ++g) std::printf("dispatch_latency_g%u_us %.2f\n", gs[g], lat[g]);
   std::printf("dispatch_latency_idle_g%u_us %.2f\n", groups, lat_idle);

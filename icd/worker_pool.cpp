@@ -32,23 +32,26 @@
 // kWaiting in active_ and futex-wait on it; the worker that brings the count to 0 with
 // kWaiting set wakes it.
 //
-// Small dispatches are not published at all: one workgroup, or a pool without workers,
-// and dispatches the pipeline's WorkgroupCost predicts to take less than inline_ns_.
-// Handing out tiny workgroups costs more than it saves: the counter's and the epoch's cache
-// lines travel between cores, and a worker preempted while it holds a chunk holds the
-// dispatch up. Those run on the dispatching thread, first as many workgroups as should take
-// half of inline_ns_ (all of a small dispatch: two clock reads in all), then twice as many
-// as done so far while the time lasts; if it runs out after all (workgroups costlier than
-// the last time), what is left is published as above, so a misjudged dispatch costs about
-// inline_ns_ more than it would have. A pipeline's first dispatch, with no cost known, is
-// published at once (its first workgroup might take seconds). The cost noted is what the
-// dispatching thread's own workgroups took, the time spent taking chunks left out.
+// Small dispatches are not published at all. Handing out tiny workgroups costs more than
+// it saves: the counter's and the epoch's cache lines travel between cores, sleeping
+// workers need a system call to wake, and a worker preempted while it holds a chunk holds
+// the dispatch up. One workgroup, or a pool without workers: the dispatching thread runs
+// it. Otherwise, unless the pipeline's WorkgroupCost predicts more than 4 x inline_ns_ (or
+// knows nothing yet: a first workgroup might take seconds), the dispatching thread starts
+// alone: as many workgroups as should take half of inline_ns_ (all of a small dispatch: two
+// clock reads in all), then twice as many as done so far, until inline_ns_ has passed;
+// what is left then is published as above. So a dispatch costs at most about inline_ns_
+// more than if it had been handed out at once, however wrong the prediction, and a
+// mispredicted small one (the first after an idle gap runs from cold caches and measures
+// several times slower) is not handed out. The cost noted is what the dispatching thread's
+// own workgroups took, the time spent taking chunks left out.
 #include "worker_pool.h"
 
 #include "log.h"
 #include "pipeline.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -95,19 +98,27 @@ uint64_t now_ns() {
 }
 
 // Spins until done() or spin_ns have passed; returns whether done() held. The clock is read
-// once every 32 probes.
+// once every 32 probes. After the first kPauseOnlyNs each probe also yields the CPU: where
+// threads outnumber CPUs (a busy machine, COOPVK_THREADS above the core count) a spinning
+// thread would otherwise keep the very thread it waits for (a preempted worker, the queue
+// thread that publishes) off its CPU.
+constexpr uint64_t kPauseOnlyNs = 2'000;
+
 template <class Done>
 bool spin_until(Done done, uint64_t spin_ns) {
   if (spin_ns == 0) return done();
-  uint64_t deadline = 0;
+  uint64_t start = 0;
+  bool yielding = false;
   for (uint32_t i = 0;; ++i) {
     if (done()) return true;
-    if ((i & 31) == 0) {
+    if ((i & 31) == 0 || yielding) {
       const uint64_t t = now_ns();
-      if (deadline == 0) deadline = t + spin_ns;
-      else if (t >= deadline) return false;
+      if (start == 0) start = t;
+      else if (t - start >= spin_ns) return false;
+      yielding = t - start >= kPauseOnlyNs;
     }
-    cpu_relax();
+    if (yielding) sched_yield();
+    else cpu_relax();
   }
 }
 
@@ -145,9 +156,9 @@ WorkerPool::WorkerPool(unsigned threads) {
   // cache out when a result looks wrong).
   if (const char* env = std::getenv("COOPVK_TILE_CACHE")) use_tile_cache_ = std::strcmp(env, "0") != 0;
   // COOPVK_SPIN_US: how long an idle worker (and the dispatching thread waiting for the
-  // workers) spins before it sleeps; 0 sleeps at once. COOPVK_INLINE_US: dispatches
-  // expected to be shorter run on the queue thread alone; 0 hands every dispatch of more
-  // than one workgroup out.
+  // workers) spins before it sleeps; 0 sleeps at once. COOPVK_INLINE_US: how long a
+  // dispatch runs on the queue thread alone before the rest is handed out; 0 hands every
+  // dispatch of more than one workgroup out at once.
   read_us("COOPVK_SPIN_US", &spin_ns_);
   read_us("COOPVK_INLINE_US", &inline_ns_);
   for (unsigned i = 0; i + 1 < threads; ++i)
@@ -250,7 +261,7 @@ void WorkerPool::dispatch(const jit::CompiledShader& shader, const jit::Dispatch
       cost->ns.store(uint32_t(std::clamp<uint64_t>(ns / workgroups, 1, UINT32_MAX)), std::memory_order_relaxed);
   };
   uint64_t done = 0;
-  if (known != 0 && total < inline_ns_ && known * total < inline_ns_) {  // (no overflow: known < 2^32)
+  if (known != 0 && total < 4 * inline_ns_ && known * total < 4 * inline_ns_) {  // (no overflow: known < 2^32)
     const uint64_t t0 = now_ns();
     uint64_t batch = std::max<uint64_t>(1, inline_ns_ / 2 / known);
     for (;;) {

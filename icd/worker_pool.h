@@ -11,10 +11,10 @@
 // bumping an epoch the workers watch; after a job they spin on it for a short while
 // (COOPVK_SPIN_US, default 50 us) before sleeping on it as a futex, so a command buffer's
 // next dispatch finds them awake and an idle queue does not keep them running. A dispatch
-// of one workgroup, or one that the pipeline's last dispatch says will take less than
-// COOPVK_INLINE_US (default 5 us), is run by the queue thread alone, without telling the
-// workers; it is handed out after all if it outlasts that. The protocol is described at
-// the top of worker_pool.cpp.
+// of one workgroup runs on the queue thread alone, without telling the workers, and so
+// does any other for its first COOPVK_INLINE_US (default 5 us), unless the pipeline's last
+// dispatch says it will take much longer: only what is left then is handed out. The
+// protocol is described at the top of worker_pool.cpp.
 #pragma once
 
 #include "coopvk/jit/tile_cache.h"
@@ -74,7 +74,7 @@ class WorkerPool {
   jit::TileCache tile_cache_;  // the running dispatch's (so one per pool)
   bool use_tile_cache_ = true;
   uint64_t spin_ns_ = 50'000;   // how long a waiting thread spins before it sleeps
-  uint64_t inline_ns_ = 5'000;  // dispatches shorter than this run on the calling thread
+  uint64_t inline_ns_ = 5'000;  // how long a dispatch runs on the calling thread alone
 
   // The published job: written by the dispatching thread while epoch_ is odd, read by
   // workers that joined it (worker_pool.cpp).
