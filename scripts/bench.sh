@@ -225,7 +225,7 @@ summary() {
   printf '\nsmall dispatches, us per dispatch in one command buffer, median of %s submissions (lower is better; ratio = lavapipe / coopvk)\n' "$DISPATCH_REPS"
   local D='%-44s %10s %10s %7s\n'
   printf "$D" "dispatches x workgroups, kind" "coopvk" "lavapipe" "ratio"
-  for k in empty atomic barrier ggml; do
+  for k in empty atomic barrier ggml busy; do
     for g in 1 "$DISPATCH_GROUPS"; do
       for n in $(( DISPATCH_N < 100 ? DISPATCH_N : 100 )) "$DISPATCH_N"; do
         local key="dispatch_${k}_g${g}_n${n}_us" c l
@@ -235,7 +235,8 @@ summary() {
       done
     done
   done
-  for key in "dispatch_latency_g1_us:one dispatch of 1, submit to fence, us" \
+  for key in "dispatch_record_ggml_us:recording $DISPATCH_N x $DISPATCH_GROUPS ggml, us per dispatch" \
+             "dispatch_latency_g1_us:one dispatch of 1, submit to fence, us" \
              "dispatch_latency_g${DISPATCH_GROUPS}_us:one dispatch of $DISPATCH_GROUPS, submit to fence, us" \
              "dispatch_latency_idle_g${DISPATCH_GROUPS}_us:... after 5 ms idle, us"; do
     local c l
