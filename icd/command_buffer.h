@@ -11,6 +11,10 @@
 #include <list>
 #include <vector>
 
+namespace coopvk::jit {
+class WorkgroupRunner;
+}
+
 namespace coopvk {
 
 struct Queue;
@@ -20,6 +24,7 @@ struct CommandBuffer;
 struct ExecContext {
   Device* device;
   Queue* queue;
+  jit::WorkgroupRunner* runner;  // the queue thread's, for its share of a dispatch
 };
 
 using Command = std::function<void(ExecContext&)>;

@@ -23,6 +23,7 @@ namespace {
 
 struct DispatchSnapshot {
   std::shared_ptr<const jit::CompiledShader> shader;
+  std::shared_ptr<WorkgroupCost> cost;
   std::shared_ptr<const std::vector<jit::BufferDescriptor>> sets[jit::kMaxDescriptorSets];
   std::array<uint8_t, jit::kMaxPushConstantBytes> push;
 
@@ -63,6 +64,7 @@ bool snapshot(CommandBuffer* cb, const char* fn, DispatchSnapshot* out) {
     }
   }
   out->shader = st.shader;
+  out->cost = st.cost;
   for (uint32_t s = 0; s < jit::kMaxDescriptorSets; ++s) out->sets[s] = st.sets[s];
   out->push = st.push;
   return true;
@@ -79,7 +81,7 @@ void record_dispatch(CommandBuffer* cb, const char* fn, const uint32_t base[3], 
     jit::DispatchState ds = snap.state(base, count);
     COOPVK_DEBUG("dispatch %ux%ux%u (base %u,%u,%u) of a %ux%ux%u shader", c0, c1, c2, b0, b1, b2,
                  snap.shader->local_size[0], snap.shader->local_size[1], snap.shader->local_size[2]);
-    device_worker_pool(ctx.device).dispatch(*snap.shader, ds);
+    device_worker_pool(ctx.device).dispatch(*snap.shader, ds, snap.cost.get(), *ctx.runner);
   });
 }
 
@@ -95,6 +97,7 @@ VKAPI_ATTR void VKAPI_CALL coopvk_CmdBindPipeline(VkCommandBuffer commandBuffer,
   auto* p = from_handle<Pipeline>(pipeline);
   cb->compute.pipeline = p;
   cb->compute.shader = p ? p->shader : nullptr;
+  cb->compute.cost = p ? p->cost : nullptr;
 }
 
 VKAPI_ATTR void VKAPI_CALL coopvk_CmdBindDescriptorSets(VkCommandBuffer commandBuffer,
@@ -194,6 +197,6 @@ VKAPI_ATTR void VKAPI_CALL coopvk_CmdDispatchIndirect(VkCommandBuffer commandBuf
       return;
     }
     jit::DispatchState ds = snap.state(base, count);
-    device_worker_pool(ctx.device).dispatch(*snap.shader, ds);
+    device_worker_pool(ctx.device).dispatch(*snap.shader, ds, snap.cost.get(), *ctx.runner);
   });
 }

@@ -12,10 +12,12 @@
 namespace coopvk {
 
 struct Pipeline;
+struct WorkgroupCost;
 
 struct ComputeBindState {
   const Pipeline* pipeline = nullptr;
   std::shared_ptr<const jit::CompiledShader> shader;
+  std::shared_ptr<WorkgroupCost> cost;
   // Per set: its descriptors resolved for the shader (offsets and dynamic offsets
   // applied). Shared between the dispatches that use the same binding.
   std::shared_ptr<const std::vector<jit::BufferDescriptor>> sets[jit::kMaxDescriptorSets];

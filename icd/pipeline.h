@@ -22,10 +22,12 @@ namespace coopvk {
 
 class DiskCache;
 class WorkerPool;
+struct WorkgroupCost;
 
 struct Pipeline {
   std::shared_ptr<const jit::CompiledShader> shader;
   uint32_t required_sets_mask = 0;  // sets the layout gives descriptors: must be bound
+  std::shared_ptr<WorkgroupCost> cost;  // what its dispatches took (worker_pool.h)
 };
 
 struct PipelineCache {

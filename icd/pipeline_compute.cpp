@@ -7,6 +7,7 @@
 #include "pipeline.h"
 #include "shader_module.h"
 #include "vk_entrypoints.h"
+#include "worker_pool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -297,6 +298,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateComputePipelines(
       if (p) {
         p->shader = std::move(prepared[i].shader);
         p->required_sets_mask = prepared[i].required_sets;
+        p->cost = std::make_shared<WorkgroupCost>();
         pPipelines[i] = to_handle<VkPipeline>(p);
         continue;
       }

@@ -4,6 +4,8 @@
 #include "log.h"
 #include "vk_entrypoints.h"
 
+#include "coopvk/jit/workgroup_runner.h"
+
 using namespace coopvk;
 
 void Queue::start() { thread_ = std::thread([this] { run(); }); }
@@ -34,6 +36,7 @@ void Queue::wait_idle() {
 }
 
 void Queue::run() {
+  jit::WorkgroupRunner runner;  // this thread's share of every dispatch runs on it
   for (;;) {
     Batch batch;
     {
@@ -44,7 +47,7 @@ void Queue::run() {
       pending_.pop_front();
       busy_ = true;
     }
-    execute(batch);
+    execute(batch, runner);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       busy_ = false;
@@ -53,9 +56,9 @@ void Queue::run() {
   }
 }
 
-void Queue::execute(Batch& b) {
+void Queue::execute(Batch& b, jit::WorkgroupRunner& runner) {
   for (const SemaphoreOp& w : b.waits) wait_semaphore(device, w.semaphore, w.value);
-  ExecContext ctx{device, this};
+  ExecContext ctx{device, this, &runner};
   for (CommandBuffer* cb : b.command_buffers) {
     cb->execute(ctx);
     // One-time-submit buffers become invalid once run (Vulkan spec, "Command Buffer

@@ -38,7 +38,7 @@ struct Queue : DispatchableObject {
 
  private:
   void run();
-  void execute(Batch& b);
+  void execute(Batch& b, jit::WorkgroupRunner& runner);
 
   std::thread thread_;
   std::mutex mutex_;

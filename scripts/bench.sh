@@ -18,8 +18,11 @@
 # (512 1024 2048 4096), BENCH_COOPMAT_REPS (3): the cooperative-matrix GEMM, also written
 # to $BUILD/bench-logs/coopmat_gemm.csv and drawn in coopmat_gemm.png (gnuplot),
 # BENCH_COOPVEC_VECTORS (1048576), BENCH_COOPVEC_REPS (5): the cooperative-vector MLP (f16 and
-# s8) on coopvk's shader, its kernels and an xsimd loop, BENCH_CPU_PEAK_MS (150, read by the
-# benches), COOPVK_PROGRESS_INTERVAL (20: seconds between progress lines on stderr,
+# s8) on coopvk's shader, its kernels and an xsimd loop, BENCH_DISPATCH_N (1000),
+# BENCH_DISPATCH_REPS (11), BENCH_DISPATCH_GROUPS (16): small dispatches, microseconds each in
+# command buffers of 100 and N of them, of 1 and GROUPS workgroups, and one dispatch's
+# submit-to-fence latency, BENCH_CPU_PEAK_MS (150, read by the benches),
+# COOPVK_PROGRESS_INTERVAL (20: seconds between progress lines on stderr,
 # "[bench] 12/96 runs (12.5%), 1m05s elapsed, ~7m50s remaining; now bench_gemm 512 7 on
 # lavapipe", the estimate from the rate so far; 0: none). Full outputs go to $BUILD/bench-logs/,
 # the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
@@ -43,6 +46,9 @@ COOPMAT_SIZES=${BENCH_COOPMAT_SIZES:-"512 1024 2048 4096"}
 COOPMAT_REPS=${BENCH_COOPMAT_REPS:-3}
 COOPVEC_VECTORS=${BENCH_COOPVEC_VECTORS:-1048576}
 COOPVEC_REPS=${BENCH_COOPVEC_REPS:-5}
+DISPATCH_N=${BENCH_DISPATCH_N:-1000}
+DISPATCH_REPS=${BENCH_DISPATCH_REPS:-11}
+DISPATCH_GROUPS=${BENCH_DISPATCH_GROUPS:-16}
 PEAK_VARIANTS="f32 vec2_f32 vec4_f32 f16 vec2_f16 vec4_f16 i32 vec4_i32"
 # every shader bench_pipeline_create times
 SHADERS="axpy axpy_f16 gemm_tiled gemm_blocked reduce_shared reduce_subgroup softmax"
@@ -113,6 +119,8 @@ all_runs() {
     for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
   done
   both softmax bench_softmax "$ROWS" "$REPS"
+  # small dispatches: what each costs in a long command buffer, and one's latency
+  both dispatch bench_dispatch "$DISPATCH_N" "$DISPATCH_REPS" "$DISPATCH_GROUPS"
   # cooperative-vector MLP: coopvk only (lavapipe has no VK_NV_cooperative_vector); the run
   # compares its kernels and its shader with a hand-written xsimd loop in the same process
   for t in f16 s8; do run_on coopvk "coopvec_mlp_$t" bench_coopvec_mlp "$t" "$COOPVEC_VECTORS" "$COOPVEC_REPS"; done
@@ -215,6 +223,29 @@ summary() {
     printf '%-52s %10s %8s\n' "$t: coopvk / C++ loop $(nproc) threads (loop GB/s)" "$(fmt "$all")" "$(ratio "$g" "$all")"
   done
   printf 'gemm_ratio_coopvk_over_lavapipe %s\n' "$(ratio "$(val gemm coopvk gemm_gflops)" "$(val gemm lavapipe gemm_gflops)")"
+
+  printf '\nsmall dispatches, us per dispatch in one command buffer, median of %s submissions (lower is better; ratio = lavapipe / coopvk)\n' "$DISPATCH_REPS"
+  local D='%-44s %10s %10s %7s\n'
+  printf "$D" "dispatches x workgroups, kind" "coopvk" "lavapipe" "ratio"
+  for k in empty atomic barrier ggml busy; do
+    for g in 1 "$DISPATCH_GROUPS"; do
+      for n in $(( DISPATCH_N < 100 ? DISPATCH_N : 100 )) "$DISPATCH_N"; do
+        local key="dispatch_${k}_g${g}_n${n}_us" c l
+        c=$(val dispatch coopvk "$key")
+        l=$(val dispatch lavapipe "$key")
+        printf "$D" "$n x $g, $k" "$(fmt "$c")" "$(fmt "$l")" "$(ratio "$l" "$c")"
+      done
+    done
+  done
+  for key in "dispatch_record_ggml_us:recording $DISPATCH_N x $DISPATCH_GROUPS ggml, us per dispatch" \
+             "dispatch_latency_g1_us:one dispatch of 1, submit to fence, us" \
+             "dispatch_latency_g${DISPATCH_GROUPS}_us:one dispatch of $DISPATCH_GROUPS, submit to fence, us" \
+             "dispatch_latency_idle_g${DISPATCH_GROUPS}_us:... after 5 ms idle, us"; do
+    local c l
+    c=$(val dispatch coopvk "${key%%:*}")
+    l=$(val dispatch lavapipe "${key%%:*}")
+    printf "$D" "${key#*:}" "$(fmt "$c")" "$(fmt "$l")" "$(ratio "$l" "$c")"
+  done
 
   printf '\ncooperative-matrix GEMM (tiled, 2x2 tiles per subgroup, 2x2 subgroups), G(FL)OP/s median of %s, %% of the CPU peak for the class\n' "$COOPMAT_REPS"
   local C='%-10s %6s %10s %10s %10s %7s %9s %9s %9s %s\n'
