@@ -24,9 +24,10 @@
 # f32 FMA, or vfmadd231ph where the CPU has it; bf16: vdpbf16ps; s8, u8 and llama.cpp's q4_0 and
 # q8_0: vpdpbusd) as bench_coopmat_gemm measures it in its own process (bench/cpu_peak.h: clock x
 # issue rate x ops per instruction x hardware threads); fractions of bandwidth are against the
-# all-thread C++ loop of bench_elementwise (z = a*x + y over 16M floats in mapped buffers, 12
-# bytes an element). Both come from scripts/bench.sh's logs when it calls this script, else from
-# short runs of those two programs on coopvk here.
+# better of bench_elementwise's C++ loops (z = a*x + y over 16M floats in mapped buffers, 12 bytes
+# an element, on one and on all threads). Both come from scripts/bench.sh's logs when it calls
+# this script (the bandwidth only when its axpy streamed 16M floats or more), else from short runs
+# of those two programs on coopvk here.
 #
 # Environment (defaults):
 #   COOPVK_BUILD_DIR (build/)      the driver build; logs go to BUILD/bench-logs
@@ -230,9 +231,13 @@ peak_log() {
   f=$(bench_log coopmat_gemm_peak_gflops "$LOGS"/coopmat_"$1"_*.coopvk.log)
   echo "${f:-$CL/peak_$1.coopvk.log}"
 }
+# bw_log: the log holding bench_elementwise's C++ loops: bench.sh's axpy run when it streamed at
+# least 16M floats (fewer may fit in the cache), else our own run
+BW_ELEMENTS=16777216
 bw_log() {
   local f
   f=$(bench_log elementwise_cpuN_gbps "$LOGS/axpy.coopvk.log")
+  if [ -n "$f" ] && ! awk -v n="$BW_ELEMENTS" '/^z = a\*x \+ y over [0-9]+ / { if ($7 >= n) ok = 1 } END { exit !ok }' "$f"; then f=''; fi
   echo "${f:-$CL/bandwidth.coopvk.log}"
 }
 # peak_runs: the peaks and the bandwidth that bench.sh's logs do not have, measured on coopvk by
@@ -244,7 +249,7 @@ peak_runs() {
     run coopvk "peak_$t" 300 "$ROOT" "$BUILD/bench/bench_coopmat_gemm" "$t" 64 1
   done
   if [ -n "$NEED_BW" ] && [ "$(bw_log)" = "$CL/bandwidth.coopvk.log" ]; then
-    run coopvk bandwidth 300 "$ROOT" "$BUILD/bench/bench_elementwise" 16777216 10
+    run coopvk bandwidth 300 "$ROOT" "$BUILD/bench/bench_elementwise" "$BW_ELEMENTS" 10
   fi
 }
 peak_gflops() { key "$(peak_log "$1")" coopmat_gemm_peak_gflops || true; }
@@ -413,7 +418,7 @@ ops_runs() {
   for c in "${OPS_CASES[@]}"; do
     IFS='|' read -r name op sel measure label <<< "$c"
     ops_selected "$name" || continue
-    case $measure in peak:*) need_peak "${measure#peak:}" ;; *) NEED_BW=1 ;; esac
+    case $measure in peak:*) need_peak "${measure#peak:}" ;; bytes:* | gbps) NEED_BW=1 ;; esac
     args=(-o "$op" -p "$sel")
     if [[ $sel == file:* ]]; then
       # shellcheck disable=SC2086  # "NE0 NE1": two arguments
