@@ -10,10 +10,13 @@
 # The parts (BENCH_CLIENTS_PARTS, default "cmp ops llama-bench"):
 #   cmp          NVIDIA's vk_cooperative_matrix_perf (../shared/benchmarks): every configuration of
 #                each type, on coopvk and lavapipe: first --correctness (its own 256^3 check,
-#                pass/fail per configuration), then the timed run at --dim=BENCH_CMP_DIM
+#                pass/fail per configuration), then the timed run at --dim=BENCH_CMP_DIM. lavapipe
+#                26 lists VK_NV_cooperative_matrix2 and the program's vkCreateDevice then fails
+#                (VK_ERROR_FEATURE_NOT_PRESENT): after the first such failure its runs are skipped
 #   ops          llama.cpp's `test-backend-ops perf` for chosen MUL_MAT, FLASH_ATTN_EXT, SOFT_MAX,
 #                RMS_NORM and ADD cases, one process per case and driver (perf mode does not check
-#                results; a crash or a timeout is reported)
+#                results; a crash or a timeout is reported). Its CPU backend gets half the hardware
+#                threads, and it has no option for more
 #   llama-bench  `llama-bench -p 512 -n 16 -fa 1` on a 52M-parameter F16 model
 # Each llama.cpp program runs on coopvk and lavapipe (GGML_VK_VISIBLE_DEVICES=0, the driver's
 # manifest in VK_DRIVER_FILES) and on llama.cpp's CPU backend with no Vulkan driver visible (with
@@ -36,8 +39,8 @@
 #   BENCH_CLIENTS_FROM_BENCH ()    set by scripts/bench.sh: it has set up and built, and its logs
 #                                  hold the peaks (coopmat_*.coopvk.log) and bandwidth (axpy.coopvk.log)
 #   BENCH_CMP_DIR (../shared/benchmarks/vk_cooperative_matrix_perf)
-#   BENCH_CMP_DIM (1024)           M = N = K of the timed run; all configurations at 2048 take about
-#                                  2 hours on a 2-core VM (coopvk about 50 min, lavapipe longer)
+#   BENCH_CMP_DIM (1024)           M = N = K of the timed run; at 2048 all configurations take
+#                                  about 8 times as long (over an hour on coopvk on a 2-core VM)
 #   BENCH_CMP_TYPES (all)          types to run, by shader name: fp16_fp16 fp16_fp32 bf16_fp32 s8_s32
 #                                  u8_u32 e4m3_fp16 e4m3_fp32 e5m2_fp16 e5m2_fp32
 #   BENCH_CMP_TIMEOUT (1800)       seconds for one type's timed run on one driver
@@ -57,8 +60,9 @@
 # Output in BUILD/bench-logs: summary-clients.txt (what is printed at the end), clients_cmp.csv,
 # clients_ops.csv, clients_llama_bench.csv, clients.gp and the chart clients.png (coopvk and
 # lavapipe against the CPU backend per case), and one log per run in clients/. Exit status 1 when
-# a run on coopvk crashed, exited non-zero or computed a wrong result (a timeout is reported, not
-# counted); failures on lavapipe or the CPU backend are reported only.
+# a run on coopvk crashed, exited non-zero, computed a wrong result or ran on another device (a
+# timeout is reported, not counted); failures on lavapipe or the CPU backend are reported only; 2
+# when there is no driver build.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib/progress.sh
@@ -169,9 +173,10 @@ run() {
   esac
   printf '== %s on %s: %s\n' "$tag" "$driver" "$*" > "$CL/$tag.$driver.log"
   # stdbuf before the runner: sid's loader keeps the LD_PRELOAD, so the program's stdout is line
-  # buffered and a run cut short by the timeout still leaves all the lines it printed
-  (cd "$dir" && exec env "${env[@]}" timeout -k 10 "$limit" stdbuf -oL "${runner[@]}" "$@") \
-    >> "$CL/$tag.$driver.log" 2>&1 || rc=$?
+  # buffered and a run cut short by the timeout still leaves all the lines it printed. The outer
+  # braces keep bash's own "Aborted" line for a crashed run off the terminal (the status says it).
+  { (cd "$dir" && exec env "${env[@]}" timeout -k 10 "$limit" stdbuf -oL "${runner[@]}" "$@") \
+      >> "$CL/$tag.$driver.log" 2>&1 || rc=$?; } 2> /dev/null
   # timeout(1) exits 124 when it stopped the program, 137 when it had to kill it (so does an OOM
   # kill, hence the clock)
   if [ "$rc" = 0 ]; then status=ok
