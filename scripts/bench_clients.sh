@@ -143,6 +143,8 @@ mkdir -p "$CL"
 if [ -z "$REPORT_ONLY" ]; then
   rm -rf "${CL:?}"/*
   rm -f "$LOGS"/clients_*.csv "$LOGS"/summary-clients.txt "$LOGS"/clients.gp "$LOGS"/clients.png
+  # the machine's load when the run starts and ends: on a shared machine, part of the numbers
+  cut -d ' ' -f 1-3 /proc/loadavg > "$CL/loadavg.start"
 fi
 START=$(date +%s)
 NOTES=()   # lines for the summary: parts or drivers left out, and why
@@ -564,6 +566,7 @@ if [ -z "$REPORT_ONLY" ]; then
   all_runs
   progress_line
   progress_stop
+  cut -d ' ' -f 1-3 /proc/loadavg > "$CL/loadavg.end"
 fi
 
 # ---- the summary ------------------------------------------------------------------------------
@@ -691,6 +694,8 @@ summary() {
     printf '\n'
   fi
   [ -z "$NEED_BW" ] || printf 'memory bandwidth (bench_elementwise, the best of its C++ loops): %s GB/s\n' "$(fmt "$(bandwidth)")"
+  printf 'load average (1, 5, 15 min) at the start: %s, at the end: %s\n' \
+    "$(cat "$CL/loadavg.start" 2>/dev/null || echo n/a)" "$(cat "$CL/loadavg.end" 2>/dev/null || echo n/a)"
   local n
   for n in "${NOTES[@]}"; do printf '%s\n' "$n"; done
   if has_part cmp; then summary_cmp; fi
