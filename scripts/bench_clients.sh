@@ -571,9 +571,10 @@ fi
 
 # ---- the summary ------------------------------------------------------------------------------
 
-# ratio A B: A / B, or n/a unless both are positive numbers
+# ratio A B: A / B to 3 significant digits (the ratios here span 1/1000 to 10), or n/a unless both
+# are positive numbers
 ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.e+-]+$/ && b ~ /^[0-9.e+-]+$/ && b > 0 && a > 0) printf "%.2f", a / b; else print "n/a" }'
+  awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.e+-]+$/ && b ~ /^[0-9.e+-]+$/ && b > 0 && a > 0) printf "%.3g", a / b; else print "n/a" }'
 }
 pct() { awk -v f="$1" 'BEGIN { if (f ~ /^[0-9.e+-]+$/) printf "%.1f%%", 100 * f; else print f }'; }
 fmt() { awk -v x="$1" 'BEGIN { if (x ~ /^[0-9.e+-]+$/) printf "%.4g", x; else print x }'; }
@@ -742,7 +743,7 @@ chart() {
     printf 'set title "llama.cpp on coopvk and lavapipe against its CPU backend, %s"\n' "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
     printf 'set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n'
     printf 'set datafile missing "?"\nset logscale y\nset yrange [0.001:%s]\nset grid ytics\nset key top right\n' "$ymax"
-    printf 'set ylabel "speed / CPU backend speed (log; 1 = as fast)"\nset xtics rotate by -35 scale 0\nset bmargin 12\n'
+    printf 'set ylabel "speed / CPU backend speed (log; 1 = as fast)"\nset xtics rotate by -40 scale 0\nset bmargin 12\nset rmargin 12\n'
     printf 'set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2\n'
     printf 'plot "%s" using 2:xtic(1) title "coopvk / CPU", "" using 3 title "lavapipe / CPU"\n' "$dat"
   } > "$LOGS/clients.gp"
