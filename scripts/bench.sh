@@ -8,8 +8,8 @@
 # benchmarks (vk_cooperative_matrix_perf, llama.cpp's test-backend-ops perf and llama-bench,
 # with llama.cpp's CPU backend as a third column) with its own progress lines, summary
 # (summary-clients.txt), CSV files and chart, taking the CPU peaks and the bandwidth from this
-# run's logs; its variables (BENCH_CMP_*, BENCH_OPS_*, BENCH_LLAMA_*, LLAMA_DIR) are listed in
-# its header.
+# run's logs (about 25 minutes more on a 2-core VM); its variables (BENCH_CMP_*, BENCH_OPS_*,
+# BENCH_LLAMA_*, LLAMA_DIR) are listed in its header.
 #
 #   scripts/bench.sh
 #   BENCH_GEMM_SIZE=1024 BENCH_REPS=20 scripts/bench.sh

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks that nobody on this project wrote, on coopvk, on Mesa lavapipe 26 and (for llama.cpp)
 # on llama.cpp's own CPU backend, in one run; a summary of ratios and of fractions of this CPU's
-# peak or memory bandwidth, CSV files and a chart. Speed is measured here, never asserted.
+# peak or memory bandwidth, CSV files and a chart. Speed is measured here, never asserted. About
+# 25 minutes with the defaults on a quiet 2-core VM (vk_cooperative_matrix_perf 9, test-backend-ops
+# 14, of which lavapipe 9).
 #
 #   scripts/bench_clients.sh                                   # set up, build, run all three parts
 #   BENCH_CMP_TYPES="fp16_fp32 s8_s32" BENCH_CMP_DIM=2048 scripts/bench_clients.sh
