@@ -4,7 +4,12 @@
 # a summary table of both and their ratio for every bench shader, SGEMM and the FMA
 # chains also as a fraction of the CPU's f32 FMA peak measured in the same process, and
 # pipeline creation for every bench shader. Speed is measured here, never asserted in
-# tests. About 3 minutes on a 2-core VM.
+# tests. Then, unless BENCH_CLIENTS=0, scripts/bench_clients.sh runs the third-party
+# benchmarks (vk_cooperative_matrix_perf, llama.cpp's test-backend-ops perf and llama-bench,
+# with llama.cpp's CPU backend as a third column) with its own progress lines, summary
+# (summary-clients.txt), CSV files and chart, taking the CPU peaks and the bandwidth from this
+# run's logs (about 25 minutes more on a 2-core VM); its variables (BENCH_CMP_*, BENCH_OPS_*,
+# BENCH_LLAMA_*, LLAMA_DIR) are listed in its header.
 #
 #   scripts/bench.sh
 #   BENCH_GEMM_SIZE=1024 BENCH_REPS=20 scripts/bench.sh
@@ -24,9 +29,11 @@
 # submit-to-fence latency, BENCH_CPU_PEAK_MS (150, read by the benches),
 # COOPVK_PROGRESS_INTERVAL (20: seconds between progress lines on stderr,
 # "[bench] 12/96 runs (12.5%), 1m05s elapsed, ~7m50s remaining; now bench_gemm 512 7 on
-# lavapipe", the estimate from the rate so far; 0: none). Full outputs go to $BUILD/bench-logs/,
-# the summary also to $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result,
-# a crash) is reported and its cells read FAIL; the script goes on and exits 1 at the end.
+# lavapipe", the estimate from the rate so far; 0: none), BENCH_CLIENTS (1; 0: no third-party
+# benchmarks). Full outputs go to $BUILD/bench-logs/, the summary also to
+# $BUILD/bench-logs/summary.txt. A bench that fails (a wrong result, a crash) is reported and its
+# cells read FAIL; the script goes on and exits 1 at the end, as it does when
+# scripts/bench_clients.sh reports a failure on coopvk.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib/progress.sh
@@ -326,4 +333,11 @@ if command -v gnuplot >/dev/null; then
 else
   echo "no gnuplot (scripts/setup.sh --bench installs it): data in $LOGS/coopmat_gemm.csv"
 fi
-if ls "$LOGS"/*.failed > /dev/null 2>&1; then exit 1; fi
+
+# The third-party benchmarks last: they are long, and they read this run's peaks and bandwidth
+# from its logs (BENCH_CLIENTS_FROM_BENCH). They print their own progress lines and summary.
+CLIENTS_RC=0
+if [ "${BENCH_CLIENTS:-1}" != 0 ]; then
+  BENCH_CLIENTS_FROM_BENCH=1 COOPVK_BUILD_DIR=$BUILD "$ROOT/scripts/bench_clients.sh" || CLIENTS_RC=$?
+fi
+if ls "$LOGS"/*.failed > /dev/null 2>&1 || [ "$CLIENTS_RC" != 0 ]; then exit 1; fi
