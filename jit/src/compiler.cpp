@@ -106,14 +106,19 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> make_jit(std::vector<uint8_t>*
 }
 
 // COOPVK_DUMP_IR=<dir>: write each compiled shader's LLVM IR before and after
-// optimization (N.lowered.ll, N.optimized.ll), for looking at what the JIT makes of it.
+// optimization (N.lowered.ll, N.optimized.ll) and the object file it linked (N.o, for
+// llvm-objdump beside a COOPVK_PERF_MAP profile), for looking at what the JIT makes of it.
+thread_local unsigned dump_id = 0;
+std::string dump_path(const char* suffix) {
+  const char* dir = std::getenv("COOPVK_DUMP_IR");
+  if (!dir || !*dir) return {};
+  return std::string(dir) + "/" + std::to_string(dump_id) + "." + suffix;
+}
 void dump_ir(const llvm::Module& mod, const char* stage) {
   static std::atomic<unsigned> counter{0};
-  const char* dir = std::getenv("COOPVK_DUMP_IR");
-  if (!dir || !*dir) return;
-  static thread_local unsigned id = 0;
-  if (std::strcmp(stage, "lowered") == 0) id = counter++;
-  std::string path = std::string(dir) + "/" + std::to_string(id) + "." + stage + ".ll";
+  if (std::strcmp(stage, "lowered") == 0) dump_id = counter++;
+  std::string path = dump_path((std::string(stage) + ".ll").c_str());
+  if (path.empty()) return;
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
   if (!ec) mod.print(out, nullptr);
@@ -149,7 +154,14 @@ CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta,
     out.error = "JIT link failed: " + llvm::toString(sym.takeError());
     return out;
   }
-  if (object) meta.object_code = std::move(*object);
+  if (object) {
+    if (std::string path = dump_path("o"); !path.empty())
+      if (FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(object->data(), 1, object->size(), f);
+        std::fclose(f);
+      }
+    meta.object_code = std::move(*object);
+  }
   auto shader = std::make_unique<CompiledShader>(std::move(meta));
   shader->fn = sym->toPtr<SubgroupFn>();
   if (auto range = j->lookup(Lowerer::kRangeName)) shader->range_fn = range->toPtr<WorkgroupRangeFn>();

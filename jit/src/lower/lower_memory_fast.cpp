@@ -1,10 +1,15 @@
 // Fast paths for memory accesses: recognise addresses that are the same for every lane
 // (one scalar access) or consecutive across lanes (one vector access) from the form of
 // the IR this lowering built, instead of a gather/scatter per scalar.
+#include <algorithm>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Host.h>
 
 #include "lower/lowerer.h"
 #include "spirv/spirv_enums.h"
@@ -411,6 +416,94 @@ llvm::Value* Lowerer::if_else(llvm::Value* cond, const std::function<llvm::Value
   return phi;
 }
 
+namespace {
+// The AVX-512 two-register permute for elements of `esz` bytes where the host has it
+// (vpermi2w needs AVX512BW, vpermi2b AVX512VBMI), else null.
+llvm::Intrinsic::ID two_register_permute(uint64_t esz) {
+  static const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  auto has = [&](const char* f) { auto it = host.find(f); return it != host.end() && it->second; };
+  if (!has("avx512f")) return llvm::Intrinsic::not_intrinsic;
+  switch (esz) {
+    case 8: return llvm::Intrinsic::x86_avx512_vpermi2var_q_512;
+    case 4: return llvm::Intrinsic::x86_avx512_vpermi2var_d_512;
+    case 2: return has("avx512bw") ? llvm::Intrinsic::x86_avx512_vpermi2var_hi_512 : llvm::Intrinsic::not_intrinsic;
+    case 1: return has("avx512vbmi") ? llvm::Intrinsic::x86_avx512_vpermi2var_qi_512 : llvm::Intrinsic::not_intrinsic;
+    default: return llvm::Intrinsic::not_intrinsic;
+  }
+}
+}  // namespace
+
+// Lane l gets element pick[l] of the registers `regs` (64 bytes each, in order). LLVM
+// lowers one shufflevector over many registers badly (16-bit elements one by one through
+// the stack) and folds smaller shuffles of them back into one; so on AVX-512 a group of
+// lanes whose elements lie in at most four registers looks them up with vpermi2{b,w,d,q},
+// two registers a pass, each pass keeping the lanes whose element lies in its pair.
+// Otherwise (more registers, or no AVX-512) one shufflevector over their concatenation.
+llvm::Value* Lowerer::pick_lanes(const std::vector<llvm::Value*>& regs, const std::vector<int>& pick, uint64_t esz) {
+  auto* rt = llvm::cast<llvm::FixedVectorType>(regs[0]->getType());
+  const int R = int(rt->getNumElements());
+  const int n = int(pick.size());
+  const llvm::Intrinsic::ID permute = two_register_permute(esz);
+  auto concat = [&](std::vector<llvm::Value*> parts) {
+    while (parts.size() & (parts.size() - 1)) parts.push_back(llvm::PoisonValue::get(parts[0]->getType()));
+    while (parts.size() > 1) {
+      std::vector<llvm::Value*> next;
+      for (size_t k = 0; k < parts.size(); k += 2) {
+        int m = int(llvm::cast<llvm::FixedVectorType>(parts[k]->getType())->getNumElements());
+        std::vector<int> cat(2 * m);
+        for (int e = 0; e < 2 * m; ++e) cat[e] = e;
+        next.push_back(B.CreateShuffleVector(parts[k], parts[k + 1], cat));
+      }
+      parts = std::move(next);
+    }
+    return parts[0];
+  };
+  // Registers each group of R lanes reads.
+  int span = 0;
+  for (int c0 = 0; c0 < n; c0 += R) {
+    int lo = INT32_MAX, hi = 0;
+    for (int l = c0; l < std::min(n, c0 + R); ++l) lo = std::min(lo, pick[l]), hi = std::max(hi, pick[l]);
+    span = std::max(span, hi / R - lo / R + 1);
+  }
+  if (regs.size() == 1) return B.CreateShuffleVector(regs[0], pick);
+  if (permute == llvm::Intrinsic::not_intrinsic || span > 4) return B.CreateShuffleVector(concat(regs), pick);
+  llvm::Type* it = B.getIntNTy(unsigned(8 * esz));
+  auto* irt = llvm::FixedVectorType::get(it, unsigned(R));
+  std::vector<llvm::Value*> ints;
+  for (llvm::Value* r : regs) ints.push_back(B.CreateBitCast(r, irt));
+  llvm::Function* perm = llvm::Intrinsic::getDeclaration(M.get(), permute);
+  // The indices pass through an empty asm: with them constant, InstCombine turns the
+  // permute back into a shufflevector and merges it with the others.
+  auto* opaque = llvm::InlineAsm::get(llvm::FunctionType::get(irt, {irt}, false), "", "=v,0", false);
+  std::vector<llvm::Value*> chunks;
+  for (int c0 = 0; c0 < n; c0 += R) {
+    const int lanes = std::min(R, n - c0);
+    int lo = INT32_MAX, hi = 0;
+    for (int l = 0; l < lanes; ++l) lo = std::min(lo, pick[c0 + l]), hi = std::max(hi, pick[c0 + l]);
+    llvm::Value* out = llvm::PoisonValue::get(irt);
+    for (int r = lo / R; r <= hi / R; r += 2) {
+      std::vector<llvm::Constant*> idx(R), keep(R);
+      for (int l = 0; l < R; ++l) {
+        int e = l < lanes ? pick[c0 + l] : -1;
+        bool here = e >= r * R && e < (r + 2) * R;
+        idx[l] = llvm::ConstantInt::get(it, here ? uint64_t(e - r * R) : 0);
+        keep[l] = B.getInt1(here);
+      }
+      llvm::Value* second = r + 1 < int(ints.size()) ? ints[r + 1] : llvm::PoisonValue::get(irt);
+      llvm::Value* indices = B.CreateCall(opaque, {llvm::ConstantVector::get(idx)});
+      llvm::Value* got = B.CreateCall(perm, {ints[r], indices, second});
+      out = r == lo / R ? got : B.CreateSelect(llvm::ConstantVector::get(keep), got, out);
+    }
+    if (lanes < R) {
+      std::vector<int> first(lanes);
+      for (int l = 0; l < lanes; ++l) first[l] = l;
+      out = B.CreateShuffleVector(out, first);
+    }
+    chunks.push_back(out);
+  }
+  return B.CreateBitCast(concat(chunks), llvm::FixedVectorType::get(rt->getElementType(), unsigned(n)));
+}
+
 llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint,
                                   const std::function<llvm::Value*()>& slow) {
   const TypeInfo& ti = type(t);
@@ -424,7 +517,9 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
   if (!a || esz == 0 || a->stride == 0) return nullptr;
   // The window: from the lowest lane's first component to the highest lane's last, in
   // whole components, at most a page (so that every byte of it lies in the page of a
-  // byte some lane reads) and at least a quarter used, else a gather does better.
+  // byte some lane reads) and at least a sixteenth used: ggml's q8_0 words are 2 bytes
+  // of every 8 of 34-byte blocks (a quarter); a gather of 8- and 16-bit values is a
+  // load and an insert per lane, several times the window's loads and shuffles.
   int64_t lo = a->off[0], hi = a->off[0];
   for (int64_t o : a->off) {
     if (o % int64_t(esz) != 0) return nullptr;
@@ -432,12 +527,11 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
     hi = std::max(hi, o);
   }
   const uint64_t used = uint64_t(hi - lo) / esz + c;  // elements up to the last one read
-  if (used * esz > 4096 || used > 4 * c * N) return nullptr;
+  if (used * esz > 4096 || used > 16 * c * N) return nullptr;
   // Loaded in whole 64-byte pieces where the pieces' tail can be read (below).
   const uint64_t piece = std::max<uint64_t>(1, 64 / esz);
   const uint64_t W = (used + piece - 1) / piece * piece;
   llvm::Type* st = scalar_type(elem);
-  auto* wt = llvm::FixedVectorType::get(st, unsigned(W));
   const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
   llvm::Value* start = B.CreateConstGEP1_64(B.getInt8Ty(), a->base, lo);
   // Which lanes read element e: element e's mask is the OR of theirs (lanes of a pattern
@@ -458,7 +552,11 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
     }
     return em;
   };
-  auto wide_load = [&]() -> llvm::Value* {
+  // The window as 64-byte registers (LLVM splits one load of an odd number of them into
+  // 16-byte pieces and scatters their elements through the stack).
+  const uint64_t R = piece, regs = W / R;
+  auto* rt = llvm::FixedVectorType::get(st, unsigned(R));
+  auto wide_load = [&]() -> std::vector<llvm::Value*> {
     // A plain load is safe when every lane is active and the padding past the last
     // element read, if any, lies in the page of that element; else a masked load of
     // exactly what the active lanes read.
@@ -470,24 +568,43 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
       llvm::Value* last = B.CreateAdd(s, B.getInt64(W * esz - 1));
       plain = B.CreateAnd(plain, B.CreateICmpEQ(B.CreateLShr(last_read, 12), B.CreateLShr(last, 12)));
     }
-    if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(plain); k && k->isOne()) return B.CreateAlignedLoad(wt, start, align);
+    auto loads = [&](bool masked) {
+      std::vector<llvm::Value*> out;
+      llvm::Value* em = masked ? element_mask() : nullptr;
+      for (uint64_t k = 0; k < regs; ++k) {
+        llvm::Value* p = B.CreateConstGEP1_64(B.getInt8Ty(), start, k * 64);
+        if (!masked) {
+          out.push_back(B.CreateAlignedLoad(rt, p, align));
+          continue;
+        }
+        std::vector<int> part(R);
+        for (uint64_t e = 0; e < R; ++e) part[e] = int(k * R + e);
+        out.push_back(B.CreateMaskedLoad(rt, p, align, B.CreateShuffleVector(em, part), llvm::PoisonValue::get(rt)));
+      }
+      return out;
+    };
+    if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(plain); k && k->isOne()) return loads(false);
     llvm::Function* f = B.GetInsertBlock()->getParent();
     auto* plain_bb = llvm::BasicBlock::Create(C, "win.plain", f);
     auto* masked_bb = llvm::BasicBlock::Create(C, "win.masked", f);
     auto* join = llvm::BasicBlock::Create(C, "win.join", f);
     B.CreateCondBr(plain, plain_bb, masked_bb, llvm::MDBuilder(C).createLikelyBranchWeights());
     B.SetInsertPoint(plain_bb);
-    llvm::Value* p = B.CreateAlignedLoad(wt, start, align);
+    std::vector<llvm::Value*> p = loads(false);
     B.CreateBr(join);
     B.SetInsertPoint(masked_bb);
-    llvm::Value* q = B.CreateMaskedLoad(wt, start, align, element_mask(), llvm::PoisonValue::get(wt));
+    std::vector<llvm::Value*> q = loads(true);
     masked_bb = B.GetInsertBlock();
     B.CreateBr(join);
     B.SetInsertPoint(join);
-    llvm::PHINode* phi = B.CreatePHI(wt, 2);
-    phi->addIncoming(p, plain_bb);
-    phi->addIncoming(q, masked_bb);
-    return phi;
+    std::vector<llvm::Value*> out;
+    for (uint64_t k = 0; k < regs; ++k) {
+      llvm::PHINode* phi = B.CreatePHI(rt, 2);
+      phi->addIncoming(p[k], plain_bb);
+      phi->addIncoming(q[k], masked_bb);
+      out.push_back(phi);
+    }
+    return out;
   };
   // Under robust access the window must lie in bounds; one at the end of the buffer takes
   // the slow way, lane by lane.
@@ -498,11 +615,11 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
     cond = cond ? B.CreateAnd(cond, ok) : ok;
   }
   return if_else(cond, [&] {
-    llvm::Value* block = wide_load();
+    const std::vector<llvm::Value*> block = wide_load();
     std::vector<int> pick(N);
     auto component = [&](uint64_t i) {
       for (uint32_t l = 0; l < N; ++l) pick[l] = int(uint64_t(a->off[l] - lo) / esz + i);
-      return B.CreateShuffleVector(block, pick);
+      return pick_lanes(block, pick, esz);
     };
     if (!vector) return component(0);
     llvm::Value* out = llvm::PoisonValue::get(lane_rep_type(t));

@@ -279,6 +279,7 @@ class Lowerer {
   // pattern does not hold at run time. Null (nothing emitted) for other addresses.
   llvm::Value* load_window(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint,
                            const std::function<llvm::Value*()>& slow);
+  llvm::Value* pick_lanes(const std::vector<llvm::Value*>& regs, const std::vector<int>& pick, uint64_t esz);
   llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
   // value computed directly, so index arithmetic on it stays analyzable; else null.
