@@ -5,6 +5,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "spirv/cfg.h"
+#include "spirv/inline_calls.h"
 #include "coopvk/jit/compiler.h"
 #include "coopvk/jit/spirv_reader.h"
 #include "coopvk/jit/workgroup_runner.h"
@@ -219,6 +221,82 @@ TEST_CASE("a lane-affine index used in another block stays one vector access") {
     }
   run_workgroups(*cr.shader, v, n, groups);
   for (uint32_t i = 0; i < v.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(v[i] == expect[i]);
+  }
+}
+
+static uint32_t count_calls(const Module& m, Id function) {
+  uint32_t n = 0;
+  for (const Function& fn : m.functions)
+    if (fn.def.result == function)
+      for (const Block& b : fn.blocks)
+        for (const Instruction& in : b.body) n += in.opcode == uint16_t(spv::Op::OpFunctionCall);
+  return n;
+}
+
+TEST_CASE("calls are inlined, except to a callee with an early return, and compute what they did") {
+  Module m = read_module(std::string(COOPVK_TEST_SHADER_DIR) + "/function_calls.spv");
+  Id entry = m.entry_points.at(0).function;
+  REQUIRE(count_calls(m, entry) == 6);  // offset_of x2, accumulate, nested, split, clamp_early
+  // Those five, nested's two calls where nested was inlined, and the same two in nested's
+  // own body (every function is processed).
+  CHECK(inline_calls(m) == 9);
+  CHECK(count_calls(m, entry) == 1);  // clamp_early returns early: still a call
+  // The result is a module the later passes accept, all the way to machine code.
+  CHECK(promote_variables_to_ssa(m, entry) > 0);
+  close_loops(m);
+
+  CompileOptions opts;
+  opts.subgroup_size = GENERATE(8u, 32u);
+  opts.layout.sets[0].bindings = {{true, DescriptorKind::StorageBuffer, 0, 1}};
+  opts.layout.push_constant_bytes = 4;
+  CompileResult cr;
+  optimized_ir("function_calls.spv", opts, &cr);
+  REQUIRE(cr.shader);
+  const uint32_t groups = 2, n = groups * 64, stride = 7;
+  std::vector<float> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = float(i % 17) * 0.25f - 2.0f;
+  std::vector<float> expect(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const double x = v[i];
+    double acc = double(stride * 2 + 3) + double(stride * 3 + 2);
+    if (i % 3 == 0) acc += x * 2.0;
+    for (int k = 0; k < 4; ++k) {
+      const double y = x + k;
+      acc += 1.0 + ((y + 2.0) * y + 3.0) * 2.0;
+    }
+    const double lo = std::floor(x), t = x - 1.0;
+    acc += lo * 3.0 + (x - lo) + (t < 0.0 ? 0.0 : t * 0.5);
+    expect[i] = float(acc);
+  }
+  run_workgroups(*cr.shader, v, stride, groups);
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("element " << i << " subgroup size " << opts.subgroup_size);
+    REQUIRE(std::fabs(v[i] - expect[i]) <= 1e-4f * std::fmax(1.0f, std::fabs(expect[i])));
+  }
+}
+
+TEST_CASE("a uniform offset computed by a function keeps its access a whole vector") {
+  CompileOptions opts;
+  opts.subgroup_size = GENERATE(8u, 32u);
+  opts.layout.sets[0].bindings = {{true, DescriptorKind::StorageBuffer, 0, 1}};
+  opts.layout.push_constant_bytes = 4;
+  CompileResult cr;
+  std::string ir = optimized_ir("function_uniform_offset.spv", opts, &cr);
+  INFO(ir);
+  REQUIRE(cr.shader);
+  CHECK(ir.find("gather") == std::string::npos);
+  CHECK(ir.find("scatter") == std::string::npos);
+  CHECK(ir.find("call fastcc") == std::string::npos);
+
+  const uint32_t groups = 3, n = groups * 64;
+  std::vector<float> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = float(i) - 50.0f;
+  std::vector<float> expect = v;
+  for (float& x : expect) x = x * 2.0f + 1.0f;
+  run_workgroups(*cr.shader, v, 64, groups);  // stride 64: workgroup g covers [64 g, 64 g + 64)
+  for (uint32_t i = 0; i < n; ++i) {
     INFO("element " << i);
     REQUIRE(v[i] == expect[i]);
   }

@@ -29,6 +29,7 @@
 #include "spirv/spirv_enums.h"
 #include "perf_map.h"
 #include "spirv/loop_close.h"
+#include "spirv/inline_calls.h"
 #include "spirv/ssa_promote.h"
 
 namespace coopvk::jit {
@@ -217,6 +218,7 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     Module prepared = module;
     for (const EntryPoint& e : module.entry_points)
       if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) {
+        inline_calls(prepared);
         promote_variables_to_ssa(prepared, e.function);
         close_loops(prepared);
       }
