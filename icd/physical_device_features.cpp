@@ -40,6 +40,9 @@ constexpr std::string_view kSupported[] = {
     "computeFullSubgroups",
     "shaderIntegerDotProduct",
     "maintenance4",
+    // Workgroup variables with an OpConstantNull initializer: jit/src/runtime/workgroup_runner.cpp
+    // zeroes all workgroup memory before every workgroup (e2e_shader_features).
+    "shaderZeroInitializeWorkgroupMemory",
     // jit/src/lower/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",

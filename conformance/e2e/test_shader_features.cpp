@@ -345,3 +345,34 @@ TEST_CASE("maintenance4: buffer requirements without a buffer, and maxBufferSize
   CHECK(real.size >= 1000);
   vkDestroyBuffer(dev.device, b, nullptr);
 }
+
+// Vulkan 1.3 requires shaderZeroInitializeWorkgroupMemory (dEQP-VK.info.device_mandatory_features).
+// The runner zeroes all workgroup memory before every workgroup, so workgroup variables with an
+// OpConstantNull initializer read as zero; the shader leaves them non-zero for the next
+// workgroup, so stale memory would show.
+TEST_CASE("shaderZeroInitializeWorkgroupMemory: null-initialized workgroup variables read zero") {
+  Instance inst;
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zi{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES};
+  VkPhysicalDeviceVulkan13Features q13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &zi};
+  VkPhysicalDeviceFeatures2 q2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &q13};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &q2);
+  CHECK(q13.shaderZeroInitializeWorkgroupMemory == VK_TRUE);
+  CHECK(zi.shaderZeroInitializeWorkgroupMemory == VK_TRUE);
+
+  FeatureDevice fd;
+  fd.f2.features.shaderFloat64 = VK_TRUE;
+  fd.v13.shaderZeroInitializeWorkgroupMemory = VK_TRUE;
+  fd.opts.extensions.push_back("VK_KHR_zero_initialize_workgroup_memory");  // as 1.2 apps do
+  Device dev(fd.opts);
+  const uint32_t groups = 256, n = groups * 64;
+  std::vector<uint8_t> bad(n * 4, 0xAB);
+  ComputeJob job;
+  job.spirv = shader("zero_init_workgroup");
+  job.buffers = {&bad};
+  job.groups[0] = groups;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += at<uint32_t>(bad, i) != 0;
+  CHECK(wrong == 0);
+}
