@@ -43,6 +43,10 @@ constexpr std::string_view kSupported[] = {
     // Workgroup variables with an OpConstantNull initializer: jit/src/runtime/workgroup_runner.cpp
     // zeroes all workgroup memory before every workgroup (e2e_shader_features).
     "shaderZeroInitializeWorkgroupMemory",
+    // Uniform blocks in std430 layout: jit/src/lower/lower_types.cpp takes every offset and
+    // stride from the Offset / ArrayStride decorations, whatever rules made them
+    // (e2e_compute_dispatch).
+    "uniformBufferStandardLayout",
     // jit/src/lower/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",
