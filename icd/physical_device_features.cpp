@@ -47,6 +47,9 @@ constexpr std::string_view kSupported[] = {
     // stride from the Offset / ArrayStride decorations, whatever rules made them
     // (e2e_compute_dispatch).
     "uniformBufferStandardLayout",
+    // OpGroupNonUniformBroadcast with a dynamically uniform id (SPIR-V 1.5): the lowering
+    // takes the id as a value (jit/src/lower/lower_subgroup.cpp; e2e_shader_features).
+    "subgroupBroadcastDynamicId",
     // jit/src/lower/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",
