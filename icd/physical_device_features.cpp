@@ -40,6 +40,16 @@ constexpr std::string_view kSupported[] = {
     "computeFullSubgroups",
     "shaderIntegerDotProduct",
     "maintenance4",
+    // Workgroup variables with an OpConstantNull initializer: jit/src/runtime/workgroup_runner.cpp
+    // zeroes all workgroup memory before every workgroup (e2e_shader_features).
+    "shaderZeroInitializeWorkgroupMemory",
+    // Uniform blocks in std430 layout: jit/src/lower/lower_types.cpp takes every offset and
+    // stride from the Offset / ArrayStride decorations, whatever rules made them
+    // (e2e_compute_dispatch).
+    "uniformBufferStandardLayout",
+    // OpGroupNonUniformBroadcast with a dynamically uniform id (SPIR-V 1.5): the lowering
+    // takes the id as a value (jit/src/lower/lower_subgroup.cpp; e2e_shader_features).
+    "subgroupBroadcastDynamicId",
     // jit/src/lower/lower_memory.cpp bounds-checks buffer accesses when a device enables it
     // (e2e_robust_buffer_access).
     "robustBufferAccess",

@@ -467,3 +467,53 @@ TEST_CASE("uniform and divergent control flow nested in each other, through the 
     }
   }
 }
+
+// Vulkan 1.3 requires uniformBufferStandardLayout (dEQP-VK.info.device_mandatory_features): uniform
+// blocks may use std430 offsets and strides. The JIT reads every offset and stride from the
+// module's decorations, so the std430 block reads back what the host wrote where std430 puts it.
+TEST_CASE("uniformBufferStandardLayout: a std430 uniform block reads at its std430 offsets") {
+  VkPhysicalDeviceVulkan12Features q12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 q2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &q12};
+  {
+    Instance inst;
+    vkGetPhysicalDeviceFeatures2(inst.physical, &q2);
+  }
+  CHECK(q12.uniformBufferStandardLayout == VK_TRUE);
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.uniformBufferStandardLayout = VK_TRUE;
+  DeviceOptions opts;
+  opts.features_chain = &v12;
+  Device dev(opts);
+  const std::vector<VkDescriptorType> types = {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                               VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+  Pipe p(dev.device, "ubo_std430", types, 0);
+  Buffer ubo = dev.create_buffer(256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT), out = dev.create_buffer(16 * 16);
+  auto* u = static_cast<uint8_t*>(ubo.mapped);
+  std::memset(u, 0xFF, 256);  // anything read from a wrong offset is a NaN or huge
+  auto put_f = [&](size_t off, float v) { std::memcpy(u + off, &v, 4); };
+  auto put_u = [&](size_t off, uint32_t v) { std::memcpy(u + off, &v, 4); };
+  for (uint32_t i = 0; i < 16; ++i) put_f(4 * i, float(i) + 0.5f);  // f[i]: stride 4
+  for (uint32_t i = 0; i < 4; ++i) {
+    put_f(64 + 8 * i, -1.0f);           // v[i].x: stride 8
+    put_f(64 + 8 * i + 4, 10.0f * i);   // v[i].y
+    put_f(96 + 8 * i, 100.0f * i);      // p[i].x: struct stride 8
+    put_u(96 + 8 * i + 4, 7 + i);       // p[i].y
+  }
+  put_u(128, 4242);  // tail
+  VkDescriptorSet s = p.set({{ubo.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}}, types);
+  VkCommandBuffer cb = dev.begin();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &s, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  dev.submit_and_wait(cb);
+  const auto* o = static_cast<const float*>(out.mapped);
+  for (uint32_t i = 0; i < 16; ++i) {
+    INFO("invocation " << i);
+    CHECK(o[4 * i + 0] == float(i) + 0.5f);
+    CHECK(o[4 * i + 1] == 10.0f * (i % 4));
+    CHECK(o[4 * i + 2] == 100.0f * (i % 4) + float(7 + i % 4));
+    CHECK(o[4 * i + 3] == 4242.0f);
+  }
+  dev.destroy_buffer(ubo);
+  dev.destroy_buffer(out);
+}

@@ -2,6 +2,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstring>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -198,6 +199,51 @@ TEST_CASE("vkGetDeviceProcAddr through the loader resolves core commands") {
   CHECK(vkGetDeviceProcAddr(dev.device, "vkCmdCopyBuffer") != nullptr);
   CHECK(vkGetDeviceProcAddr(dev.device, "vkQueueSubmit2") != nullptr);
   CHECK(vkGetDeviceProcAddr(dev.device, "vkNoSuchFunction") == nullptr);
+}
+
+namespace {
+struct ExtensionDeviceCommand {
+  const char* name;
+  const char* extension;
+  bool advertised;
+};
+// Generated from vk.xml and icd/extensions.txt (icd/gen/gen_vk_tables.py): every device-level
+// command that only an extension provides.
+const ExtensionDeviceCommand kExtensionDeviceCommands[] = {
+#include "vk_extension_device_command_names.inc"
+};
+}  // namespace
+
+// vkGetDeviceProcAddr, "Command Function Pointers": a device-level command of an extension the
+// device did not enable is "any other case" and must give NULL (dEQP-VK.api.get_device_proc_addr.
+// non_enabled). The loader forwards these names to the driver, so this checks the driver's
+// answer as an application sees it.
+TEST_CASE("vkGetDeviceProcAddr through the loader gives extension commands only when enabled") {
+  REQUIRE(std::size(kExtensionDeviceCommands) > 0);
+  SECTION("no extension enabled: every extension command is NULL, core ones are not") {
+    Device dev;
+    for (const auto& c : kExtensionDeviceCommands) {
+      INFO(c.name << " (" << c.extension << ")");
+      CHECK(vkGetDeviceProcAddr(dev.device, c.name) == nullptr);
+    }
+    CHECK(vkGetDeviceProcAddr(dev.device, "vkResetQueryPool") != nullptr);  // core 1.2
+    CHECK(vkGetDeviceProcAddr(dev.device, "vkQueueSubmit2") != nullptr);    // core 1.3
+  }
+  SECTION("each advertised extension enabled alone gives its own commands and no other's") {
+    std::set<std::string> extensions;
+    for (const auto& c : kExtensionDeviceCommands)
+      if (c.advertised) extensions.insert(c.extension);
+    REQUIRE(!extensions.empty());
+    for (const std::string& ext : extensions) {
+      DeviceOptions opts;
+      opts.extensions = {ext.c_str()};
+      Device dev(opts);
+      for (const auto& c : kExtensionDeviceCommands) {
+        INFO(c.name << " (" << c.extension << ") with only " << ext << " enabled");
+        CHECK((vkGetDeviceProcAddr(dev.device, c.name) != nullptr) == (ext == c.extension));
+      }
+    }
+  }
 }
 
 TEST_CASE("limits describe a compute device truthfully") {

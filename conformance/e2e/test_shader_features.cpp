@@ -345,3 +345,68 @@ TEST_CASE("maintenance4: buffer requirements without a buffer, and maxBufferSize
   CHECK(real.size >= 1000);
   vkDestroyBuffer(dev.device, b, nullptr);
 }
+
+// Vulkan 1.3 requires shaderZeroInitializeWorkgroupMemory (dEQP-VK.info.device_mandatory_features).
+// The runner zeroes all workgroup memory before every workgroup, so workgroup variables with an
+// OpConstantNull initializer read as zero; the shader leaves them non-zero for the next
+// workgroup, so stale memory would show.
+TEST_CASE("shaderZeroInitializeWorkgroupMemory: null-initialized workgroup variables read zero") {
+  Instance inst;
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zi{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES};
+  VkPhysicalDeviceVulkan13Features q13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &zi};
+  VkPhysicalDeviceFeatures2 q2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &q13};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &q2);
+  CHECK(q13.shaderZeroInitializeWorkgroupMemory == VK_TRUE);
+  CHECK(zi.shaderZeroInitializeWorkgroupMemory == VK_TRUE);
+
+  FeatureDevice fd;
+  fd.f2.features.shaderFloat64 = VK_TRUE;
+  fd.v13.shaderZeroInitializeWorkgroupMemory = VK_TRUE;
+  fd.opts.extensions.push_back("VK_KHR_zero_initialize_workgroup_memory");  // as 1.2 apps do
+  Device dev(fd.opts);
+  const uint32_t groups = 256, n = groups * 64;
+  std::vector<uint8_t> bad(n * 4, 0xAB);
+  ComputeJob job;
+  job.spirv = shader("zero_init_workgroup");
+  job.buffers = {&bad};
+  job.groups[0] = groups;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  size_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i) wrong += at<uint32_t>(bad, i) != 0;
+  CHECK(wrong == 0);
+}
+
+// Vulkan 1.3 requires subgroupBroadcastDynamicId (dEQP-VK.info.device_mandatory_features):
+// OpGroupNonUniformBroadcast whose id is dynamically uniform rather than a constant.
+TEST_CASE("subgroupBroadcastDynamicId: broadcasts from a lane chosen at run time") {
+  Instance inst;
+  VkPhysicalDeviceVulkan12Features q12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 q2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &q12};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &q2);
+  CHECK(q12.subgroupBroadcastDynamicId == VK_TRUE);
+
+  const uint32_t sg = GENERATE(8u, 32u);
+  const uint32_t lane = GENERATE(0u, 3u, 7u);
+  FeatureDevice fd;
+  fd.v12.subgroupBroadcastDynamicId = VK_TRUE;
+  Device dev(fd.opts);
+  const uint32_t groups = 4, n = groups * 64;
+  std::vector<uint8_t> out(n * 4, 0);
+  ComputeJob job;
+  job.spirv = shader("broadcast_dynamic_id");
+  job.buffers = {&out};
+  job.push.resize(4);
+  std::memcpy(job.push.data(), &lane, 4);
+  job.required_subgroup_size = sg;
+  job.groups[0] = groups;
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  auto v = [](uint32_t g) { return g * 3u + 1u; };
+  for (uint32_t g = 0; g < n; ++g) {
+    INFO("invocation " << g << ", subgroup size " << sg << ", lane " << lane);
+    uint32_t base = g / sg * sg;
+    uint32_t want = v(base + lane);
+    for (uint32_t k = 1; k < 4; ++k) want += v(base + (lane + k) % sg) << (8u * k);
+    REQUIRE(at<uint32_t>(out, g) == want);
+  }
+}

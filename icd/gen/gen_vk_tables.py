@@ -6,6 +6,8 @@ Outputs (into --out):
                             a weak declaration of coopvk_<Name>, a loud stub used when no
                             implementation is linked, and a sorted name -> pointer table.
   vk_extensions.h / .cpp    the extension list with spec versions and scope.
+  vk_core_command_names.inc, vk_extension_device_command_names.inc
+                            name lists for tests (core commands; extension device commands).
   vk_structs.h / .cpp       sType names and the VkBool32 members of every feature struct
                             (structextends VkPhysicalDeviceFeatures2), so that feature
                             queries and device-creation checks are one generic loop.
@@ -188,6 +190,12 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     write_entrypoints(args.out, reg, entries, impls)
+    # For tests: every device-level command that only an extension provides, with that
+    # extension and whether it is advertised, so a test can prove vkGetDeviceProcAddr gives
+    # it exactly when the device enabled the extension (through the loader too).
+    write(args.out, "vk_extension_device_command_names.inc",
+          [f'{{"{n}", "{ext_list[r[1]][0]}", {str(ext_list[r[1]][1] == "advertised").lower()}}},'
+           for n, _, k, r in entries if r[0] == "ext" and k == "Device"])
     write_extensions(args.out, ext_info)
     write_structs(args.out, reg, struct_scope)
 
