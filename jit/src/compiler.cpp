@@ -30,6 +30,7 @@
 #include "perf_map.h"
 #include "spirv/loop_close.h"
 #include "spirv/inline_calls.h"
+#include "spirv/simplify_cfg.h"
 #include "spirv/ssa_promote.h"
 
 namespace coopvk::jit {
@@ -220,6 +221,7 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
       if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) {
         inline_calls(prepared);
         promote_variables_to_ssa(prepared, e.function);
+        simplify_cfg(prepared, options.specialization);
         close_loops(prepared);
       }
     Lowerer lowerer(prepared, options, *ctx);

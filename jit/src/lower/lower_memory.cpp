@@ -310,9 +310,13 @@ llvm::Value* Lowerer::load_rep(Id t, llvm::Value* ptrs, llvm::Value* m_lanes, ui
 void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_lanes, uint32_t align_hint) {
   const TypeInfo& ti = type(t);
   if (is_composite(ti)) {
-    for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
-      store_rep(et, offset_ptrs(ptrs, off), B.CreateExtractValue(v, i), m_lanes, align_hint);
-    });
+    auto parts = [&] {
+      for_each_part(*this, t, [&](uint32_t i, Id et, uint64_t off) {
+        store_rep(et, offset_ptrs(ptrs, off), B.CreateExtractValue(v, i), m_lanes, align_hint);
+      });
+    };
+    if (ti.op == uint16_t(spv::Op::OpTypeVector) && store_window(t, ptrs, v, m_lanes, align_hint, parts)) return;
+    parts();
     return;
   }
   switch (static_cast<spv::Op>(ti.op)) {
@@ -325,6 +329,14 @@ void Lowerer::store_rep(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m_
     case spv::Op::OpTypePointer: {
       MemLayout l = layout(t);
       llvm::Align align(std::min<uint32_t>(l.align, align_hint ? align_hint : l.align));
+      // Lanes a pattern apart other than consecutive: one window (the slow way is below).
+      if (auto a = affine(ptrs); a && a->stride != 0 && uint64_t(a->stride) != l.size) {
+        llvm::Value* raw = ptrs;
+        if (store_window(t, ptrs, v, m_lanes, align_hint, [&] {
+              store_lanes(v, checking ? safe_address(raw, l.size, true) : raw, align, m_lanes);
+            }))
+          return;
+      }
       if (checking) {
         if (auto a = affine(ptrs); a && a->stride > 0 && uint64_t(a->stride) == l.size) {
           if_exact(*a, [&] {

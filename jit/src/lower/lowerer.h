@@ -279,6 +279,11 @@ class Lowerer {
   // pattern does not hold at run time. Null (nothing emitted) for other addresses.
   llvm::Value* load_window(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint,
                            const std::function<llvm::Value*()>& slow);
+  // The same for a store of a scalar or vector per lane: each window register assembled
+  // from the lanes' components and written under the mask of the elements active lanes
+  // write. False (nothing emitted) for other addresses, or where two lanes write one element.
+  bool store_window(Id type, llvm::Value* ptrs, llvm::Value* value, llvm::Value* mask, uint32_t align_hint,
+                    const std::function<void()>& slow);
   llvm::Value* pick_lanes(const std::vector<llvm::Value*>& regs, const std::vector<int>& pick, uint64_t esz);
   llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the

@@ -77,7 +77,7 @@ class Promoter {
     }
     for (Function& fn : m_.functions)
       promoted += promote_function(fn, fn.def.result == entry_function ? &privates : nullptr);
-    if (promoted) rebuild_defs(m_);
+    if (promoted || changed_) rebuild_defs(m_);
     return promoted;
   }
 
@@ -105,6 +105,168 @@ class Promoter {
     return u.result;
   }
 
+  // Scalar components of a small composite type made of scalars and vectors (arrays and
+  // structs of them), or 0 when it holds anything else or more than kSmallComponents.
+  static constexpr uint32_t kSmallComponents = 16;
+  uint32_t small_components(Id type, int depth = 0) const {
+    const Instruction* t = m_.global(type);
+    if (!t || depth > 4) return 0;
+    switch (static_cast<spv::Op>(t->opcode)) {
+      case spv::Op::OpTypeBool: case spv::Op::OpTypeInt: case spv::Op::OpTypeFloat:
+        return 1;
+      case spv::Op::OpTypeVector:
+        return t->operands.size() > 1 && small_components(t->operands[0], depth + 1) == 1 ? t->operands[1] : 0;
+      case spv::Op::OpTypeArray: {
+        uint64_t len = 0;
+        if (t->operands.size() < 2 || !constant_index(t->operands[1], &len)) return 0;
+        uint64_t n = uint64_t(small_components(t->operands[0], depth + 1)) * len;
+        return n <= kSmallComponents ? uint32_t(n) : 0;
+      }
+      case spv::Op::OpTypeStruct: {
+        uint64_t n = 0;
+        for (Id member : t->operands) {
+          uint32_t c = small_components(member, depth + 1);
+          if (!c) return 0;
+          n += c;
+        }
+        return n <= kSmallComponents ? uint32_t(n) : 0;
+      }
+      default:
+        return 0;
+    }
+  }
+  // The type `indices` select inside `type` (OpCompositeExtract's rule), or 0 if one is out
+  // of range.
+  Id indexed_type(Id type, const std::vector<uint32_t>& indices) const {
+    for (uint32_t i : indices) {
+      const Instruction* t = m_.global(type);
+      if (!t) return 0;
+      uint64_t len = 0;
+      switch (static_cast<spv::Op>(t->opcode)) {
+        case spv::Op::OpTypeVector:
+          if (t->operands.size() < 2 || i >= t->operands[1]) return 0;
+          type = t->operands[0];
+          break;
+        case spv::Op::OpTypeArray:
+          if (t->operands.size() < 2 || !constant_index(t->operands[1], &len) || i >= len) return 0;
+          type = t->operands[0];
+          break;
+        case spv::Op::OpTypeStruct:
+          if (i >= t->operands.size()) return 0;
+          type = t->operands[i];
+          break;
+        default:
+          return 0;
+      }
+    }
+    return type;
+  }
+  bool constant_index(Id id, uint64_t* out) const {
+    const Instruction* c = m_.global(id);
+    if (!c || !is_op(*c, spv::Op::OpConstant) || c->operands.empty()) return false;
+    *out = c->operands[0];
+    return true;
+  }
+
+  // A small composite variable read and written through access chains with constant
+  // indices (`uvec2 tile = ...; tile.y`, a local array indexed by constants) is rewritten to
+  // whole-value accesses: a load through the chain becomes a load of the variable and an
+  // OpCompositeExtract, a store a load, an OpCompositeInsert and a store, so that the
+  // promotion below turns it into SSA values like any other (what spirv-opt's scalar
+  // replacement achieves). Other variables are left as they are.
+  void split_constant_chains(Function& fn, const std::unordered_map<Id, Candidate>& vars) {
+    struct Chain { Id var, type; std::vector<uint32_t> indices; };
+    std::unordered_map<Id, Chain> chains;
+    std::unordered_map<Id, bool> var_ok;
+    for (const auto& [var, c] : vars)
+      if (small_components(c.type)) var_ok[var] = true;
+    if (var_ok.empty()) return;
+    for (const Block& b : fn.blocks)
+      for (const Instruction& in : b.body) {
+        if (!is_op(in, spv::Op::OpAccessChain) && !is_op(in, spv::Op::OpInBoundsAccessChain)) continue;
+        if (in.operands.empty() || !var_ok.count(in.operands[0])) continue;
+        Chain ch{in.operands[0], pointee(in.result_type), {}};
+        bool constant = ch.type != 0 && in.operands.size() > 1;
+        for (size_t k = 1; k < in.operands.size() && constant; ++k) {
+          uint64_t v = 0;
+          constant = constant_index(in.operands[k], &v) && v < kSmallComponents;
+          ch.indices.push_back(uint32_t(v));
+        }
+        if (constant && indexed_type(vars.at(in.operands[0]).type, ch.indices) != ch.type) constant = false;
+        if (constant) chains[in.result] = ch;
+        else var_ok[in.operands[0]] = false;
+      }
+    // Every use of a chain is the pointer of a load or store; every other use of the
+    // variable is a whole-value load or store.
+    for (const Block& b : fn.blocks)
+      for (const Instruction& in : b.body) {
+        if (is_non_semantic(m_, in)) continue;
+        const bool chain_def = (is_op(in, spv::Op::OpAccessChain) || is_op(in, spv::Op::OpInBoundsAccessChain)) &&
+                               chains.count(in.result);
+        for (uint16_t k : in.id_operands) {
+          Id id = in.operands[k];
+          const bool pointer_use = (is_op(in, spv::Op::OpLoad) || is_op(in, spv::Op::OpStore)) && k == 0;
+          if (auto it = chains.find(id); it != chains.end() && !pointer_use) var_ok[it->second.var] = false;
+          if (auto it = var_ok.find(id); it != var_ok.end() && !pointer_use && !(chain_def && k == 0)) it->second = false;
+        }
+      }
+    for (Block& b : fn.blocks) {
+      std::vector<Instruction> body;
+      for (Instruction& in : b.body) {
+        const bool is_chain = (is_op(in, spv::Op::OpAccessChain) || is_op(in, spv::Op::OpInBoundsAccessChain)) &&
+                              chains.count(in.result) && var_ok[chains[in.result].var];
+        if (is_chain) {
+          changed_ = true;
+          continue;
+        }
+        const Chain* ch = nullptr;
+        if ((is_op(in, spv::Op::OpLoad) || is_op(in, spv::Op::OpStore)) && !in.operands.empty())
+          if (auto it = chains.find(in.operands[0]); it != chains.end() && var_ok[it->second.var]) ch = &it->second;
+        if (!ch) {
+          body.push_back(std::move(in));
+          continue;
+        }
+        const Id whole_type = vars.at(ch->var).type;
+        Instruction whole;
+        whole.opcode = uint16_t(spv::Op::OpLoad);
+        whole.result_type = whole_type;
+        whole.result = fresh_id();
+        whole.operands = {ch->var};
+        whole.id_operands = {0};
+        whole.offset = in.offset;
+        body.push_back(whole);
+        if (is_op(in, spv::Op::OpLoad)) {
+          Instruction ex;
+          ex.opcode = uint16_t(spv::Op::OpCompositeExtract);
+          ex.result_type = in.result_type;
+          ex.result = in.result;
+          ex.operands = {whole.result};
+          ex.operands.insert(ex.operands.end(), ch->indices.begin(), ch->indices.end());
+          ex.id_operands = {0};
+          ex.offset = in.offset;
+          body.push_back(ex);
+        } else {
+          Instruction ins;
+          ins.opcode = uint16_t(spv::Op::OpCompositeInsert);
+          ins.result_type = whole_type;
+          ins.result = fresh_id();
+          ins.operands = {in.operands.at(1), whole.result};
+          ins.operands.insert(ins.operands.end(), ch->indices.begin(), ch->indices.end());
+          ins.id_operands = {0, 1};
+          ins.offset = in.offset;
+          body.push_back(ins);
+          Instruction st;
+          st.opcode = uint16_t(spv::Op::OpStore);
+          st.operands = {ch->var, ins.result};
+          st.id_operands = {0, 1};
+          st.offset = in.offset;
+          body.push_back(st);
+        }
+      }
+      b.body = std::move(body);
+    }
+  }
+
   uint32_t promote_function(Function& fn, const std::unordered_map<Id, Candidate>* privates) {
     FunctionCfg g;
     std::string error;
@@ -122,6 +284,7 @@ class Promoter {
         vars[in.result] = c;
       }
     if (vars.empty()) return 0;
+    split_constant_chains(fn, vars);
     // Whole-value loads and stores through the variable itself are the only uses allowed.
     for (uint32_t bi = 0; bi < fn.blocks.size(); ++bi)
       for (const Instruction& in : fn.blocks[bi].body) {
@@ -256,6 +419,7 @@ class Promoter {
 
   Module& m_;
   std::map<Id, Id> undefs_;
+  bool changed_ = false;  // access chains rewritten (split_constant_chains)
 };
 
 }  // namespace
