@@ -4,9 +4,16 @@
 // property entries list for the types. scripts/bench.sh runs it on coopvk and on lavapipe with
 // identical SPIR-V and divides the two.
 //
-//   bench_coopmat_gemm TYPES [size=1024] [reps=3]
+//   bench_coopmat_gemm TYPES [size=1024] [reps=3] [shape=baseline]
 //     TYPES: f16_f32, f16_f16, bf16_f32, s8_s32 or e4m3_f32 (A and B, then C and D)
+//     shape: baseline (gemm_body.glsl), or a variant of gemm_staged_body.glsl that differs
+//       from it in one way: staged (A and B copied through workgroup memory by 8 subgroups,
+//       barriers around each stage), zero_init (accumulators from 0, C added after the K
+//       loop), outer_loop (2 blocks per subgroup, one after the other), b_colmajor (B
+//       column-major); several joined by commas; or all (the baseline, then every variant)
 //
+// Several shapes run in one process: each is checked, then the timed repetitions go round
+// the shapes in turn, so that they share whatever else the machine does.
 // Also prints this CPU's peak for the instruction class the combination maps to (measured
 // in this process: clock x issue rate x ops per instruction x hardware threads, cpu_peak.h)
 // and the GEMM's fraction of it. The result is checked against a double-precision
@@ -16,7 +23,13 @@
 // coopmat_gemm_concurrent_peak_gflops and _fraction, the peak measured on every thread at
 // once (what they get together, which a peak measured on one thread overstates where threads
 // share a core); coopmat_gemm_unsupported 1 when the device lists no entry for the types.
+// Those lines describe the first shape named. With several shapes, each also gets
+// `coopmat_gemm_shape NAME GFLOPS [RATIO]`, RATIO its speed over the baseline's when the
+// baseline ran too; a shape alone that is not the baseline gets it without RATIO. A shape
+// whose pipeline cannot be created or whose result is wrong prints PIPELINE FAILED or WRONG
+// RESULT and `coopmat_gemm_shape_failed NAME`; the others still run and the exit status is 1.
 #include <atomic>
+#include <memory>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -59,11 +72,41 @@ uint32_t encode_input(VkComponentTypeKHR t, int v) {
   }
 }
 
+// C's bits for a small integer v (exact in f32, f16 and s32).
+uint32_t encode_output(VkComponentTypeKHR t, int v) {
+  if (t == VK_COMPONENT_TYPE_FLOAT32_KHR) {
+    float f = float(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  if (t == VK_COMPONENT_TYPE_SINT32_KHR) return uint32_t(v);
+  return bench::float_to_half(float(v));
+}
+
 double decode_result(VkComponentTypeKHR t, const void* p, size_t i) {
   if (t == VK_COMPONENT_TYPE_FLOAT32_KHR) return static_cast<const float*>(p)[i];
   if (t == VK_COMPONENT_TYPE_SINT32_KHR) return static_cast<const int32_t*>(p)[i];
   return bench::half_to_float(static_cast<const uint16_t*>(p)[i]);
 }
+
+// A GEMM shape (conformance/shaders/coopmat/gemm_staged_body.glsl): its shader is gemm_<types>
+// for the baseline, gemm_<name>_<types> for a variant. Every shape has 2 x 2 accumulator
+// tiles per subgroup and 2 subgroups across a workgroup's columns.
+struct Shape {
+  const char* name;
+  bool variant;        // not the baseline (gemm_body.glsl)
+  uint32_t subgroups;  // per workgroup (the rest of 2 down its rows)
+  uint32_t blocks;     // blocks of tiles per subgroup, one after the other
+  bool b_colmajor;     // B stored column-major
+  bool staged;         // A and B through workgroup memory, kStageSteps x TK of K per stage
+};
+constexpr Shape kShapes[] = {
+    {"baseline", false, 4, 1, false, false},  {"staged", true, 8, 1, false, true},
+    {"zero_init", true, 4, 1, false, false},  {"outer_loop", true, 4, 2, false, false},
+    {"b_colmajor", true, 4, 1, true, false},
+};
+constexpr uint32_t kStageSteps = 2;
 
 // The peak the combination is held against: the instruction class a CPU would use for it.
 bench::PeakClass peak_class_for(const Types& t) {
@@ -161,12 +204,33 @@ int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "f16_f32";
   const uint32_t size = argc > 2 ? uint32_t(std::atoi(argv[2])) : 1024;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string shape_arg = argc > 4 ? argv[4] : "baseline";
   const Types* types = nullptr;
   for (const Types& t : kTypes)
     if (which == t.name) types = &t;
   if (!types || size == 0 || size % 64 || reps <= 0) {
-    std::fprintf(stderr, "usage: bench_coopmat_gemm f16_f32|f16_f16|bf16_f32|s8_s32|e4m3_f32 [size, a multiple of 64] [reps>0]\n");
+    std::fprintf(stderr, "usage: bench_coopmat_gemm f16_f32|f16_f16|bf16_f32|s8_s32|e4m3_f32 [size, a multiple of 64] [reps>0] "
+                         "[baseline|staged|zero_init|outer_loop|b_colmajor|all, or shapes joined by commas]\n");
     return 2;
+  }
+  // The shapes to run, in the order named; `all`: the baseline, then every variant.
+  std::vector<const Shape*> shapes;
+  if (shape_arg == "all") {
+    for (const Shape& s : kShapes) shapes.push_back(&s);
+  } else {
+    for (size_t pos = 0; pos <= shape_arg.size();) {
+      const size_t comma = std::min(shape_arg.find(',', pos), shape_arg.size());
+      const std::string name = shape_arg.substr(pos, comma - pos);
+      const Shape* found = nullptr;
+      for (const Shape& s : kShapes)
+        if (name == s.name) found = &s;
+      if (!found) {
+        std::fprintf(stderr, "unknown shape '%s' (baseline, staged, zero_init, outer_loop, b_colmajor, all)\n", name.c_str());
+        return 2;
+      }
+      if (std::find(shapes.begin(), shapes.end(), found) == shapes.end()) shapes.push_back(found);
+      pos = comma + 1;
+    }
   }
 
   // This CPU's peak for the class, all hardware threads (cpu_peak.h).
@@ -233,9 +297,12 @@ int main(int argc, char** argv) {
   vkGetPhysicalDeviceProperties2(ctx.physical, &p2);
 
   const uint32_t M = size, N = size, K = size;
+  bool need_colmajor = false;
+  for (const Shape* s : shapes) need_colmajor |= s->b_colmajor;
   bench::Buffer a = ctx.buffer(VkDeviceSize(M) * K * types->a_size), b = ctx.buffer(VkDeviceSize(K) * N * types->a_size),
                 c = ctx.buffer(VkDeviceSize(M) * N * types->c_size), d = ctx.buffer(VkDeviceSize(M) * N * types->c_size);
-  std::vector<int8_t> av(size_t(M) * K), bv(size_t(K) * N);
+  bench::Buffer bt = need_colmajor ? ctx.buffer(VkDeviceSize(K) * N * types->a_size) : bench::Buffer{};
+  std::vector<int8_t> av(size_t(M) * K), bv(size_t(K) * N), cv(size_t(M) * N);
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> dist(-2, 2);
   auto store = [&](bench::Buffer& buf, size_t elem, size_t i, uint32_t bits) {
@@ -243,51 +310,122 @@ int main(int argc, char** argv) {
   };
   for (size_t i = 0; i < av.size(); ++i) store(a, types->a_size, i, encode_input(types->a, av[i] = int8_t(dist(rng))));
   for (size_t i = 0; i < bv.size(); ++i) store(b, types->a_size, i, encode_input(types->a, bv[i] = int8_t(dist(rng))));
-  std::memset(c.mapped, 0, c.size);
+  if (need_colmajor)  // the same B, column-major: element (k, n) at n * K + k
+    for (uint32_t k = 0; k < K; ++k)
+      for (uint32_t n = 0; n < N; ++n) store(bt, types->a_size, size_t(n) * K + k, encode_input(types->a, bv[size_t(k) * N + n]));
+  // C is not zero, so that a shape that drops or mangles it fails the check.
+  for (size_t i = 0; i < cv.size(); ++i) store(c, types->c_size, i, encode_output(types->c, cv[i] = int8_t(dist(rng) * 3)));
 
-  bench::Compute comp(ctx.device, 4, 20);
-  const uint32_t spec[5] = {4 * sg.subgroupSize, TM, TN, TK, 2};
-  VkSpecializationMapEntry me[5];
-  for (uint32_t i = 0; i < 5; ++i) me[i] = {i, i * 4, 4};
-  VkSpecializationInfo si{5, me, sizeof(spec), spec};
-  comp.pipeline = comp.create(bench::load_spv(std::string("gemm_") + types->name), VK_NULL_HANDLE, &si);
-  comp.bind({&a, &b, &c, &d});
-  const uint32_t push[5] = {K, K, N, N, N};
-  // A workgroup computes (2 subgroups x 2 tiles) x TM rows and as many TN columns.
-  VkCommandBuffer cb = comp.record(ctx, push, sizeof(push), N / (4 * TN), M / (4 * TM));
-  if (N % (4 * TN) || M % (4 * TM)) {
-    std::fprintf(stderr, "size %u is not a multiple of the %ux%u workgroup block\n", size, 4 * TM, 4 * TN);
-    return 2;
+  // Each shape's pipeline and command buffer. Spec. constants: invocations, TM, TN, TK, WN,
+  // and for the staged shape WM (subgroups down the rows) and KS (TK steps per stage).
+  struct Run {
+    const Shape* shape;
+    std::string shader;
+    std::unique_ptr<bench::Compute> comp;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    bool ok = false;
+    std::vector<double> times;
+  };
+  std::vector<Run> runs;
+  bool failed = false;
+  for (const Shape* s : shapes) {
+    Run r;
+    r.shape = s;
+    r.shader = std::string("gemm_") + (s->variant ? std::string(s->name) + "_" : std::string()) + types->name;
+    const uint32_t group_rows = s->subgroups / 2 * 2 * TM * s->blocks, group_cols = 4 * TN;
+    // The staged copies move 16 bytes, and its tiles start at 16-byte multiples in workgroup memory.
+    const bool staged_ok = !s->staged || (K % (kStageSteps * TK) == 0 && TK * types->a_size % 16 == 0 &&
+                                          TN * types->a_size % 16 == 0);
+    if (M % group_rows || N % group_cols || !staged_ok) {
+      std::printf("shape %s: size %u is not a multiple of its %ux%u workgroup block, or (staged) K of %u or the tile's "
+                  "rows of 16 bytes\ncoopmat_gemm_shape_unsupported %s\n",
+                  s->name, size, group_rows, group_cols, kStageSteps * TK, s->name);
+      runs.push_back(std::move(r));
+      continue;
+    }
+    const uint32_t spec[7] = {s->subgroups * sg.subgroupSize, TM, TN, TK, 2, s->subgroups / 2, kStageSteps};
+    VkSpecializationMapEntry me[7];
+    for (uint32_t i = 0; i < 7; ++i) me[i] = {i, i * 4, 4};
+    VkSpecializationInfo si{7, me, sizeof(spec), spec};
+    r.comp = std::make_unique<bench::Compute>(ctx.device, 4, 20);
+    VkResult vr = VK_SUCCESS;
+    r.comp->pipeline = r.comp->try_create(bench::load_spv(r.shader), VK_NULL_HANDLE, &si, &vr);
+    if (!r.comp->pipeline) {
+      std::printf("PIPELINE FAILED: shape %s (%s.spv): VkResult %d\ncoopmat_gemm_shape_failed %s\n", s->name,
+                  r.shader.c_str(), int(vr), s->name);
+      failed = true;
+      runs.push_back(std::move(r));
+      continue;
+    }
+    r.comp->bind({&a, s->b_colmajor ? &bt : &b, &c, &d});
+    const uint32_t push[5] = {K, K, s->b_colmajor ? K : N, N, N};
+    r.cb = r.comp->record(ctx, push, sizeof(push), N / group_cols, M / group_rows);
+    r.ok = true;
+    runs.push_back(std::move(r));
   }
-  ctx.submit_and_wait(cb);  // warm-up and correctness
+
+  // Warm-up and correctness, each shape against the same double-precision reference.
   std::uniform_int_distribution<uint32_t> ri(0, M - 1), ci(0, N - 1);
-  int bad = 0;
-  for (int s = 0; s < 1000; ++s) {
-    const uint32_t i = s < 2 ? 0 : s < 4 ? M - 1 : ri(rng), j = s % 2 ? N - 1 : s < 4 ? 0 : ci(rng);
-    double ref = 0;
-    for (uint32_t k = 0; k < K; ++k) ref += double(av[size_t(i) * K + k]) * bv[size_t(k) * N + j];
-    const double got = decode_result(types->c, d.mapped, size_t(i) * N + j);
-    // f16 results round once (2^-11 relative); the others are exact.
-    const double tol = types->c == VK_COMPONENT_TYPE_FLOAT16_KHR ? std::ldexp(std::fabs(ref), -10) : 0.0;
-    if (!(std::fabs(got - ref) <= tol)) {
-      if (bad < 5) std::fprintf(stderr, "D[%u][%u] = %.7g, expected %.7g\n", i, j, got, ref);
-      ++bad;
+  for (Run& r : runs) {
+    if (!r.ok) continue;
+    std::memset(d.mapped, 0, d.size);
+    std::snprintf(bench::crash_info().shader, sizeof(bench::crash_info().shader), "%s", r.shader.c_str());
+    ctx.submit_and_wait(r.cb);
+    int bad = 0;
+    for (int s = 0; s < 1000; ++s) {
+      const uint32_t i = s < 2 ? 0 : s < 4 ? M - 1 : ri(rng), j = s % 2 ? N - 1 : s < 4 ? 0 : ci(rng);
+      double ref = cv[size_t(i) * N + j];
+      for (uint32_t k = 0; k < K; ++k) ref += double(av[size_t(i) * K + k]) * bv[size_t(k) * N + j];
+      const double got = decode_result(types->c, d.mapped, size_t(i) * N + j);
+      // f16 results round once (2^-11 relative); the others are exact.
+      const double tol = types->c == VK_COMPONENT_TYPE_FLOAT16_KHR ? std::ldexp(std::fabs(ref), -10) : 0.0;
+      if (!(std::fabs(got - ref) <= tol)) {
+        if (bad < 5) std::fprintf(stderr, "shape %s: D[%u][%u] = %.7g, expected %.7g\n", r.shape->name, i, j, got, ref);
+        ++bad;
+      }
+    }
+    if (bad) {
+      std::printf("WRONG RESULT: shape %s (%s.spv): %d of 1000 sampled entries\ncoopmat_gemm_shape_failed %s\n",
+                  r.shape->name, r.shader.c_str(), bad, r.shape->name);
+      r.ok = false;
+      failed = true;
     }
   }
-  if (bad) {
-    std::printf("WRONG RESULT: %d of 1000 sampled entries\n", bad);
-    return 1;
-  }
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) times.push_back(ctx.submit_and_wait(cb));
+
+  // Timed: one repetition of every shape in turn, so that they share the machine's moods.
+  for (int rep = 0; rep < reps; ++rep)
+    for (Run& r : runs)
+      if (r.ok) {
+        std::snprintf(bench::crash_info().shader, sizeof(bench::crash_info().shader), "%s", r.shader.c_str());
+        r.times.push_back(ctx.submit_and_wait(r.cb));
+      }
+
   const double ops = 2.0 * M * N * K / 1e9;
-  const double med = bench::median(times), best = bench::minimum(times);
-  const double worst = *std::max_element(times.begin(), times.end());
-  std::printf("%s %u^3 on %s, tile %ux%ux%u: median %.3f s, best %.3f s, worst %.3f s over %d runs\n", types->name, size,
-              ctx.props.deviceName, TM, TN, TK, med, best, worst, reps);
-  std::printf("coopmat_gemm_gflops %.3f\ncoopmat_gemm_best_gflops %.3f\ncoopmat_gemm_worst_gflops %.3f\n", ops / med,
-              ops / best, ops / worst);
-  std::printf("coopmat_gemm_peak_fraction %.4f\n", ops / med / peak);
-  std::printf("coopmat_gemm_concurrent_peak_fraction %.4f\n", ops / med / together);
-  return 0;
+  const Run* base = nullptr;
+  for (const Run& r : runs)
+    if (!r.shape->variant && r.ok) base = &r;
+  const bool ratios = base && runs.size() > 1;
+  bool first = true;
+  for (const Run& r : runs) {
+    if (!r.ok) {
+      first = false;
+      continue;
+    }
+    const double med = bench::median(r.times), best = bench::minimum(r.times);
+    const double worst = *std::max_element(r.times.begin(), r.times.end());
+    std::printf("%s %u^3 on %s, tile %ux%ux%u, shape %s: median %.3f s, best %.3f s, worst %.3f s over %d runs\n", types->name,
+                size, ctx.props.deviceName, TM, TN, TK, r.shape->name, med, best, worst, reps);
+    if (first) {  // the first shape named: the lines scripts/bench.sh reads
+      std::printf("coopmat_gemm_gflops %.3f\ncoopmat_gemm_best_gflops %.3f\ncoopmat_gemm_worst_gflops %.3f\n", ops / med,
+                  ops / best, ops / worst);
+      std::printf("coopmat_gemm_peak_fraction %.4f\n", ops / med / peak);
+      std::printf("coopmat_gemm_concurrent_peak_fraction %.4f\n", ops / med / together);
+    }
+    first = false;
+    if (ratios)
+      std::printf("coopmat_gemm_shape %s %.3f %.4f\n", r.shape->name, ops / med, bench::median(base->times) / med);
+    else if (runs.size() > 1 || r.shape->variant)
+      std::printf("coopmat_gemm_shape %s %.3f\n", r.shape->name, ops / med);
+  }
+  return failed ? 1 : 0;
 }

@@ -304,12 +304,25 @@ struct Compute {
   // right after). Returns the pipeline; `this->pipeline` is left alone.
   VkPipeline create(const std::vector<uint32_t>& words, VkPipelineCache cache = VK_NULL_HANDLE,
                     const VkSpecializationInfo* specialization = nullptr) {
+    VkResult r = VK_SUCCESS;
+    VkPipeline p = try_create(words, cache, specialization, &r);
+    if (r != VK_SUCCESS) {
+      std::fprintf(stderr, "creating the pipeline of %s.spv failed: VkResult %d\n", crash_info().shader, int(r));
+      std::exit(1);
+    }
+    return p;
+  }
+  // The same, but a failure returns VK_NULL_HANDLE and its VkResult in `*result` (for a
+  // bench that reports a shader the driver cannot compile and goes on with the others).
+  VkPipeline try_create(const std::vector<uint32_t>& words, VkPipelineCache cache,
+                        const VkSpecializationInfo* specialization, VkResult* result) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = words.size() * 4;
     smci.pCode = words.data();
     VkShaderModule module;
     crash_info().step = "pipeline creation";
-    BENCH_VK(vkCreateShaderModule(device, &smci, nullptr, &module));
+    *result = vkCreateShaderModule(device, &smci, nullptr, &module);
+    if (*result != VK_SUCCESS) return VK_NULL_HANDLE;
     VkComputePipelineCreateInfo cci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     cci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -317,10 +330,10 @@ struct Compute {
     cci.stage.pName = "main";
     cci.stage.pSpecializationInfo = specialization;
     cci.layout = layout;
-    VkPipeline p;
-    BENCH_VK(vkCreateComputePipelines(device, cache, 1, &cci, nullptr, &p));
+    VkPipeline p = VK_NULL_HANDLE;
+    *result = vkCreateComputePipelines(device, cache, 1, &cci, nullptr, &p);
     vkDestroyShaderModule(device, module, nullptr);
-    return p;
+    return *result == VK_SUCCESS ? p : VK_NULL_HANDLE;
   }
 
   void bind(const std::vector<const Buffer*>& buffers) {

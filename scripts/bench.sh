@@ -22,6 +22,10 @@
 # BENCH_COOPMAT_TYPES (f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32), BENCH_COOPMAT_SIZES
 # (512 1024 2048 4096), BENCH_COOPMAT_REPS (3): the cooperative-matrix GEMM, also written
 # to $BUILD/bench-logs/coopmat_gemm.csv and drawn in coopmat_gemm.png (gnuplot),
+# BENCH_COOPMAT_SHAPE_TYPES (f16_f32 s8_s32), BENCH_COOPMAT_SHAPE_SIZE (1024): the same GEMM's
+# shape variants (staged through workgroup memory, zero-initialized accumulators, an outer
+# loop over blocks, column-major B; bench_coopmat_gemm ... all) in one process with the
+# baseline shape, each as G(FL)OP/s and as a fraction of the baseline's speed,
 # BENCH_COOPVEC_VECTORS (1048576), BENCH_COOPVEC_REPS (5): the cooperative-vector MLP (f16 and
 # s8) on coopvk's shader, its kernels and an xsimd loop, BENCH_DISPATCH_N (1000),
 # BENCH_DISPATCH_REPS (11), BENCH_DISPATCH_GROUPS (16): small dispatches, microseconds each in
@@ -51,6 +55,9 @@ PIPE_REPS=${BENCH_PIPELINE_REPS:-7}
 COOPMAT_TYPES=${BENCH_COOPMAT_TYPES:-"f16_f32 f16_f16 bf16_f32 s8_s32 e4m3_f32"}
 COOPMAT_SIZES=${BENCH_COOPMAT_SIZES:-"512 1024 2048 4096"}
 COOPMAT_REPS=${BENCH_COOPMAT_REPS:-3}
+COOPMAT_SHAPE_TYPES=${BENCH_COOPMAT_SHAPE_TYPES:-"f16_f32 s8_s32"}
+COOPMAT_SHAPE_SIZE=${BENCH_COOPMAT_SHAPE_SIZE:-1024}
+COOPMAT_SHAPES="baseline staged zero_init outer_loop b_colmajor"
 COOPVEC_VECTORS=${BENCH_COOPVEC_VECTORS:-1048576}
 COOPVEC_REPS=${BENCH_COOPVEC_REPS:-5}
 DISPATCH_N=${BENCH_DISPATCH_N:-1000}
@@ -125,6 +132,11 @@ all_runs() {
   for t in $COOPMAT_TYPES; do
     for n in $COOPMAT_SIZES; do both "coopmat_${t}_$n" bench_coopmat_gemm "$t" "$n" "$COOPMAT_REPS"; done
   done
+  # the same GEMM in other shapes (gemm_staged_body.glsl), each against the baseline shape in
+  # the same process
+  for t in $COOPMAT_SHAPE_TYPES; do
+    both "coopmat_shapes_$t" bench_coopmat_gemm "$t" "$COOPMAT_SHAPE_SIZE" "$COOPMAT_REPS" all
+  done
   both softmax bench_softmax "$ROWS" "$REPS"
   # small dispatches: what each costs in a long command buffer, and one's latency
   both dispatch bench_dispatch "$DISPATCH_N" "$DISPATCH_REPS" "$DISPATCH_GROUPS"
@@ -144,6 +156,19 @@ val() {
   local v
   v=$(awk -v k="$3" '$1 == k { print $2 }' "$LOGS/$1.$2.log" 2>/dev/null | tail -n 1)
   if [ -n "$v" ]; then echo "$v"; elif [ -f "$LOGS/$1.$2.failed" ]; then echo FAIL; else echo n/a; fi
+}
+# shape_val TAG DRIVER SHAPE FIELD: field FIELD (3: G(FL)OP/s, 4: the ratio to the baseline)
+# of the run's `coopmat_gemm_shape SHAPE` line; FAIL if the shape failed, unsupported if it
+# does not fit the size or the tile, else as val.
+shape_val() {
+  local log="$LOGS/$1.$2.log" v
+  v=$(awk -v s="$3" -v f="$4" '$1 == "coopmat_gemm_shape" && $2 == s { print $f }' "$log" 2>/dev/null | tail -n 1)
+  if [ -n "$v" ]; then echo "$v"
+  elif awk -v s="$3" '$1 == "coopmat_gemm_shape_failed" && $2 == s { f = 1 } END { exit !f }' "$log" 2>/dev/null; then echo FAIL
+  elif awk -v s="$3" '$1 == "coopmat_gemm_shape_unsupported" && $2 == s { f = 1 } END { exit !f }' "$log" 2>/dev/null; then echo unsupported
+  elif [ "$(val "$1" "$2" coopmat_gemm_unsupported)" = 1 ]; then echo unsupported
+  elif [ -f "$LOGS/$1.$2.failed" ]; then echo FAIL
+  else echo n/a; fi
 }
 # ratio A B: A / B, or n/a unless both are positive numbers
 ratio() {
@@ -270,6 +295,17 @@ summary() {
     done
   done
 
+  printf '\ncooperative-matrix GEMM shapes at %s^3 (gemm_staged_body.glsl), G(FL)OP/s median of %s and speed / the baseline shape'"'"'s in the same process\n' "$COOPMAT_SHAPE_SIZE" "$COOPMAT_REPS"
+  local S='%-10s %-11s %10s %9s %10s %9s\n'
+  printf "$S" "types" "shape" "coopvk" "/ base" "lavapipe" "/ base"
+  for t in $COOPMAT_SHAPE_TYPES; do
+    for s in $COOPMAT_SHAPES; do
+      local tag="coopmat_shapes_$t"
+      printf "$S" "$t" "$s" "$(fmt "$(shape_val "$tag" coopvk "$s" 3)")" "$(fmt "$(shape_val "$tag" coopvk "$s" 4)")" \
+        "$(fmt "$(shape_val "$tag" lavapipe "$s" 3)")" "$(fmt "$(shape_val "$tag" lavapipe "$s" 4)")"
+    done
+  done
+
   printf '\ncooperative-vector MLP 64-64-64, %s vectors, M vectors/s median of %s, %% of the CPU peak for the class\n' "$COOPVEC_VECTORS" "$COOPVEC_REPS"
   local V='%-6s %10s %10s %10s %9s %9s %9s %s\n'
   printf "$V" "types" "shader" "kernels" "xsimd" "shader%" "kernels%" "xsimd%" "shader/xsimd, kernels/xsimd"
@@ -290,7 +326,7 @@ summary() {
   failed=$(cd "$LOGS" && { ls ./*.failed 2>/dev/null || true; } | sed 's|^\./||; s|\.failed$||' | tr '\n' ' ')
   if [ -n "$failed" ]; then
     printf '\nFAILED runs (see %s/<run>.log): %s\n' "$LOGS" "$failed"
-    grep -h -E 'WRONG RESULT|CRASHED' "$LOGS"/*.log 2>/dev/null | sort -u | sed 's/^/  /' || true
+    grep -h -E 'WRONG RESULT|PIPELINE FAILED|CRASHED' "$LOGS"/*.log 2>/dev/null | sort -u | sed 's/^/  /' || true
   fi
   printf '\n(bench time %s s)\n' "$(( $(date +%s) - START ))"
 }

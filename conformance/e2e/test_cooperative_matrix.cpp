@@ -2,7 +2,9 @@
 // CooperativeMatrixPropertiesKHR reports multiplies correctly at every subgroup size the
 // device allows, B row- and column-major, padded row strides; multiply-add through
 // workgroup memory and PhysicalStorageBuffer pointers; a tiled GEMM with arrays of
-// matrices, a K loop and several subgroups per workgroup; robust out-of-bounds tiles;
+// matrices, a K loop and several subgroups per workgroup, and its shape variants (staged
+// through workgroup memory, zero-initialized accumulators, an outer loop over blocks,
+// column-major B); robust out-of-bounds tiles;
 // and a shader using an unadvertised combination fails pipeline creation.
 // Inputs are small integers, so every partial sum is exact in f32 and the expected
 // result is the exact sum rounded once to D's format (matrix_reference.h).
@@ -230,6 +232,91 @@ TEST_CASE("a tiled cooperative matrix GEMM: blocks of tiles per subgroup, a K lo
         for (uint32_t k = 0; k < K; ++k) want += av[i * K + k] * bv[k * N + j];
         INFO("(" << i << ", " << j << ")");
         REQUIRE(get_bits(D, i * ldd + j, v.c) == muladd_result(v.c, want, false));
+      }
+  }
+}
+
+TEST_CASE("the GEMM shape variants compute D = A x B + C like the baseline shape") {
+  // gemm_staged_body.glsl's variants as bench_coopmat_gemm runs them, at 256 x 256 x 128
+  // with padded strides (16-byte multiples, as the staged copies need), at the smallest and
+  // largest subgroup sizes; checked against C + A x B summed here in double (small
+  // integers: every sum is exact in f32 and s32).
+  MatrixDevice md;
+  Device dev(md.opts);
+  struct Shape {
+    const char* name;  // "" for the baseline, gemm_body.glsl
+    uint32_t subgroups, blocks;
+    bool b_colmajor, staged;
+  };
+  const Shape shapes[] = {{"", 4, 1, false, false},
+                          {"staged", 8, 1, false, true},
+                          {"zero_init", 4, 1, false, false},
+                          {"outer_loop", 4, 2, false, false},
+                          {"b_colmajor", 4, 1, true, false}};
+  struct Types {
+    const char* name;
+    NumberFormat a, c;
+    uint32_t tm, tn, tk;
+  };
+  const Types types[] = {{"f16_f32", NumberFormat::F16, NumberFormat::F32, 16, 16, 16},
+                         {"f16_f32", NumberFormat::F16, NumberFormat::F32, 16, 8, 8},
+                         {"s8_s32", NumberFormat::I8, NumberFormat::I32, 16, 16, 32}};
+  const uint32_t M = 256, N = 256, K = 128, stage_steps = 2;
+  const auto sc = subgroup_sizes(dev.inst.physical);
+  for (const Types& t : types) {
+    const size_t sa = coopvk::kernels::format_size(t.a), sz = coopvk::kernels::format_size(t.c);
+    const uint32_t pad = uint32_t(16 / sa);  // 16 bytes of A's components
+    const uint32_t lda = K + pad, ldb_row = N + pad, ldb_col = K + pad, ldc = N + 4, ldd = N + 8;
+    std::vector<uint8_t> A(M * lda * sa), B(K * ldb_row * sa), Bt(N * ldb_col * sa), C(M * ldc * sz);
+    std::vector<double> av(M * K), bv(K * N), cv(M * N);
+    std::mt19937 rng(21);
+    std::uniform_int_distribution<int> dist(-3, 3);
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t k = 0; k < K; ++k) put(A, i * lda + k, t.a, av[i * K + k] = dist(rng));
+    for (uint32_t k = 0; k < K; ++k)
+      for (uint32_t j = 0; j < N; ++j) {
+        put(B, k * ldb_row + j, t.a, bv[k * N + j] = dist(rng));
+        put(Bt, j * ldb_col + k, t.a, bv[k * N + j]);
+      }
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < N; ++j) put(C, i * ldc + j, t.c, cv[i * N + j] = dist(rng) * 5);
+    std::vector<double> want(M * N);
+    for (uint32_t i = 0; i < M; ++i)
+      for (uint32_t j = 0; j < N; ++j) {
+        double sum = cv[i * N + j];
+        for (uint32_t k = 0; k < K; ++k) sum += av[i * K + k] * bv[k * N + j];
+        want[i * N + j] = sum;
+      }
+    for (const Shape& s : shapes)
+      for (uint32_t sg : {sc.minSubgroupSize, sc.maxSubgroupSize}) {
+        const std::string name = std::string("gemm_") + (*s.name ? std::string(s.name) + "_" : "") + t.name;
+        INFO(name << " " << t.tm << "x" << t.tn << "x" << t.tk << " subgroup size " << sg);
+        REQUIRE(have_shader(name));
+        std::vector<uint8_t> D(M * ldd * sz, 0xAB);
+        ComputeJob job;
+        job.spirv = shader(name);
+        job.buffers = {&A, s.b_colmajor ? &Bt : &B, &C, &D};
+        job.push = u32_bytes({K, lda, s.b_colmajor ? ldb_col : ldb_row, ldc, ldd});
+        job.specialization = {spec(0, s.subgroups * sg), spec(1, t.tm), spec(2, t.tn), spec(3, t.tk), spec(4, 2)};
+        if (s.staged) {
+          job.specialization.push_back(spec(5, s.subgroups / 2));
+          job.specialization.push_back(spec(6, stage_steps));
+        }
+        job.required_subgroup_size = sg;
+        job.full_subgroups = true;
+        // 2 subgroups of 2 tiles across a workgroup, the rest of its subgroups down it.
+        job.groups[0] = N / (4 * t.tn);
+        job.groups[1] = M / (s.subgroups / 2 * 2 * t.tm * s.blocks);
+        REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+        int bad = 0;
+        for (uint32_t i = 0; i < M; ++i)
+          for (uint32_t j = 0; j < N; ++j)
+            if (get(D, i * ldd + j, t.c) != want[i * N + j] && bad++ < 3)
+              UNSCOPED_INFO("D(" << i << ", " << j << ") = " << get(D, i * ldd + j, t.c) << ", expected " << want[i * N + j]);
+        CHECK(bad == 0);
+        // The padding between D's rows is not written.
+        for (uint32_t i = 0; i < M; ++i)
+          for (uint32_t j = N; j < ldd; ++j) REQUIRE(get_bits(D, i * ldd + j, t.c) == get_bits(std::vector<uint8_t>(8, 0xAB), 0, t.c));
       }
   }
 }
