@@ -313,11 +313,14 @@ TEST_CASE("a staging copy of rows of vec4s loads and stores whole registers") {
   CompileOptions opts;
   opts.subgroup_size = GENERATE(8u, 32u);
   const uint32_t row_stride = GENERATE(64u, 5u);  // 1 KiB apart (a window per row), or 80 bytes (one window)
+  const bool runtime_stride = GENERATE(false, true);
   opts.layout.sets[0].bindings = {{true, DescriptorKind::StorageBuffer, 0, 1}};
-  opts.specialization = {{0, {uint8_t(row_stride), 0, 0, 0}}};
+  opts.layout.push_constant_bytes = 4;
+  opts.specialization = {{0, {uint8_t(row_stride), 0, 0, 0}}, {1, {uint8_t(runtime_stride), 0, 0, 0}}};
   CompileResult cr;
   std::string ir = optimized_ir("staged_rows.spv", opts, &cr);
-  INFO("subgroup size " << opts.subgroup_size << ", row stride " << row_stride << "\n" << ir);
+  INFO("subgroup size " << opts.subgroup_size << ", row stride " << row_stride << (runtime_stride ? " (push constant)" : "")
+                        << "\n" << ir);
   REQUIRE(cr.shader);
   // The windows: 64-byte registers (16 elements, whatever the subgroup size) loaded whole and
   // stored under element masks. The gathers and scatters left in the IR are the slow paths

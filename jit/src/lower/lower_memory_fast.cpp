@@ -35,6 +35,32 @@ Lowerer::Affine Lowerer::make_affine(llvm::Value* base, std::vector<int64_t> off
 }
 
 std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
+  auto a = affine_scaled(v, depth);
+  if (a && a->scale) return std::nullopt;
+  return a;
+}
+
+namespace {
+// x + sign * y of two forms' run-time terms: false where they scale different values.
+bool add_scaled(const Lowerer::Affine& x, const Lowerer::Affine& y, int64_t sign, uint32_t N, Lowerer::Affine* out) {
+  if (x.scale && y.scale && x.scale != y.scale) return false;
+  out->scale = x.scale ? x.scale : y.scale;
+  if (!out->scale) return true;
+  out->coef.assign(N, 0);
+  for (uint32_t l = 0; l < N; ++l)
+    out->coef[l] = (x.scale ? x.coef[l] : 0) + sign * (y.scale ? y.coef[l] : 0);
+  out->stride = Lowerer::Affine::kIrregular;
+  return true;
+}
+Lowerer::Affine with_scale(Lowerer::Affine a, llvm::Value* scale, std::vector<int64_t> coef) {
+  a.scale = scale;
+  a.coef = std::move(coef);
+  if (scale) a.stride = Lowerer::Affine::kIrregular;
+  return a;
+}
+}  // namespace
+
+std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth) {
   if (depth > 12) return std::nullopt;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
   if (!vt || vt->getNumElements() != N) return std::nullopt;
@@ -65,8 +91,8 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
   // bases) are defined above it.
   llvm::IRBuilder<> b(inst);
   auto operands = [&]() -> std::optional<std::pair<Affine, Affine>> {
-    auto x = affine(inst->getOperand(0), depth + 1);
-    auto y = x ? affine(inst->getOperand(1), depth + 1) : std::nullopt;
+    auto x = affine_scaled(inst->getOperand(0), depth + 1);
+    auto y = x ? affine_scaled(inst->getOperand(1), depth + 1) : std::nullopt;
     if (!y) return std::nullopt;
     return std::make_pair(std::move(*x), std::move(*y));
   };
@@ -85,7 +111,9 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       std::vector<int64_t> off(N);
       for (uint32_t l = 0; l < N; ++l) off[l] = add ? x.off[l] + y.off[l] : x.off[l] - y.off[l];
       llvm::Value* base = add ? b.CreateAdd(x.base, y.base) : b.CreateSub(x.base, y.base);
-      return make_affine(base, off, both(b, x.exact, y.exact));
+      Affine r = make_affine(base, off, both(b, x.exact, y.exact));
+      if (!add_scaled(x, y, add ? 1 : -1, N, &r)) return std::nullopt;
+      return r;
     }
     case llvm::Instruction::Mul: {
       auto xy = operands();
@@ -94,11 +122,19 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       llvm::Value* exact = both(b, x.exact, y.exact);
       if (x.stride == 0 && y.stride == 0) return make_affine(b.CreateMul(x.base, y.base), zero, exact);
       if (x.stride == 0) std::swap(x, y);
-      llvm::ConstantInt* k = uniform_constant(y);  // y uniform; need a constant
-      if (!k) return std::nullopt;
-      std::vector<int64_t> off(N);
+      if (y.stride != 0) return std::nullopt;  // both vary across lanes
+      llvm::ConstantInt* k = uniform_constant(y);
+      if (!k) {
+        // Times a run-time uniform: the lane offsets become the run-time term's coefficients
+        // ((b + o) s == b s + o s in modular arithmetic).
+        if (x.scale) return std::nullopt;
+        return with_scale(make_affine(b.CreateMul(x.base, y.base), zero, exact), y.base, x.off);
+      }
+      std::vector<int64_t> off(N), coef;
       for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] * k->getSExtValue();
-      return make_affine(b.CreateMul(x.base, k), off, exact);
+      if (x.scale)
+        for (uint32_t l = 0; l < N; ++l) coef.push_back(x.coef[l] * k->getSExtValue());
+      return with_scale(make_affine(b.CreateMul(x.base, k), off, exact), x.scale, coef);
     }
     case llvm::Instruction::Shl: {
       auto xy = operands();
@@ -106,9 +142,11 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       auto& [x, y] = *xy;
       llvm::Value* exact = both(b, x.exact, y.exact);
       if (auto* k = uniform_constant(y); k && k->getZExtValue() < 63) {
-        std::vector<int64_t> off(N);
+        std::vector<int64_t> off(N), coef;
         for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] << k->getZExtValue();
-        return make_affine(b.CreateShl(x.base, k), off, exact);
+        if (x.scale)
+          for (uint32_t l = 0; l < N; ++l) coef.push_back(x.coef[l] << k->getZExtValue());
+        return with_scale(make_affine(b.CreateShl(x.base, k), off, exact), x.scale, coef);
       }
       if (x.stride == 0) return make_affine(b.CreateShl(x.base, y.base), zero, exact);
       return std::nullopt;
@@ -137,6 +175,9 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       llvm::ConstantInt* k = uniform_constant(y);
       unsigned bits = x.base->getType()->isIntegerTy() ? x.base->getType()->getIntegerBitWidth() : 0;
       if (!k || bits == 0 || bits > 64) return std::nullopt;
+      // A run-time term: its scale must be a multiple of d (tested at run time), its
+      // coefficients >= 0, and the whole value must not wrap (tested in 64 bits).
+      if (x.scale && bits > 32) return std::nullopt;
       const uint64_t kv = k->getZExtValue();
       const uint64_t umax = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
       // The operation as division (q) or remainder (r) by d, or keeping the high bits of And.
@@ -156,7 +197,22 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
         all_multiples = all_multiples && uint64_t(o) % d == 0;
       }
       if (uint64_t(max_off) > umax) return std::nullopt;
+      int64_t max_coef = 0;
+      if (x.scale) {
+        if (kind == RoundDown) return std::nullopt;
+        for (int64_t c : x.coef) {
+          if (c < 0 || c > (int64_t(1) << 20)) return std::nullopt;
+          max_coef = std::max(max_coef, c);
+        }
+      }
       llvm::Value* fits = b.CreateICmpULE(x.base, llvm::ConstantInt::get(x.base->getType(), umax - uint64_t(max_off)));
+      if (x.scale) {
+        llvm::Value* total = b.CreateAdd(b.CreateAdd(b.CreateZExt(x.base, b.getInt64Ty()), b.getInt64(uint64_t(max_off))),
+                                         b.CreateMul(b.CreateZExt(x.scale, b.getInt64Ty()), b.getInt64(uint64_t(max_coef))));
+        fits = b.CreateICmpULE(total, b.getInt64(umax));
+        llvm::Value* dv0 = llvm::ConstantInt::get(x.scale->getType(), d);
+        fits = b.CreateAnd(fits, b.CreateICmpEQ(b.CreateURem(x.scale, dv0), llvm::ConstantInt::get(x.scale->getType(), 0)));
+      }
       exact = both(b, exact, fits);
       if (!all_multiples)
         exact = both(b, exact, b.CreateICmpEQ(b.CreateURem(x.base, llvm::ConstantInt::get(x.base->getType(), d)),
@@ -166,7 +222,9 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       switch (kind) {
         case Quotient:
           for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) / d);
-          return make_affine(b.CreateUDiv(x.base, dv), off, exact);
+          return with_scale(make_affine(b.CreateUDiv(x.base, dv), off, exact),
+                            x.scale ? b.CreateUDiv(x.scale, llvm::ConstantInt::get(x.scale->getType(), d)) : nullptr,
+                            x.coef);
         case Remainder:
           if (all_multiples) return make_affine(b.CreateURem(x.base, dv), zero, exact);
           for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) % d);
@@ -180,7 +238,7 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
     case llvm::Instruction::SExt:
     case llvm::Instruction::ZExt:
     case llvm::Instruction::Trunc: {
-      auto x = affine(inst->getOperand(0), depth + 1);
+      auto x = affine_scaled(inst->getOperand(0), depth + 1);
       if (!x) return std::nullopt;
       llvm::Type* st = vt->getElementType();
       llvm::Value* base = inst->getOpcode() == llvm::Instruction::SExt ? b.CreateSExtOrTrunc(x->base, st)
@@ -188,7 +246,12 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
                                                                          : b.CreateTrunc(x->base, st);
       // Extending a lane-varying value is exact unless a lane wrapped in the narrow type,
       // which needs indices near 2^31: beyond maxStorageBufferRange.
-      return make_affine(base, x->off, x->exact);
+      llvm::Value* scale = nullptr;
+      if (x->scale) {
+        if (inst->getOpcode() == llvm::Instruction::Trunc) return std::nullopt;
+        scale = inst->getOpcode() == llvm::Instruction::SExt ? b.CreateSExtOrTrunc(x->scale, st) : b.CreateZExtOrTrunc(x->scale, st);
+      }
+      return with_scale(make_affine(base, x->off, x->exact), scale, x->coef);
     }
     case llvm::Instruction::Select: {
       // select(splat(e), form, value): a slotted form with its run-time test
@@ -196,16 +259,16 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       auto* sel = llvm::cast<llvm::SelectInst>(inst);
       auto cond = affine(sel->getCondition(), depth + 1);
       if (!cond || cond->stride != 0) return std::nullopt;
-      auto x = affine(sel->getTrueValue(), depth + 1);
+      auto x = affine_scaled(sel->getTrueValue(), depth + 1);
       if (!x) return std::nullopt;
-      return make_affine(x->base, x->off, both(b, x->exact, cond->base));
+      return with_scale(make_affine(x->base, x->off, both(b, x->exact, cond->base)), x->scale, x->coef);
     }
     case llvm::Instruction::ExtractValue: {
       // A component of a composite this lowering just built (a built-in's uvec3, say).
       auto* ev = llvm::cast<llvm::ExtractValueInst>(inst);
       llvm::Value* agg = ev->getAggregateOperand();
       while (auto* iv = llvm::dyn_cast<llvm::InsertValueInst>(agg)) {
-        if (iv->getIndices() == ev->getIndices()) return affine(iv->getInsertedValueOperand(), depth + 1);
+        if (iv->getIndices() == ev->getIndices()) return affine_scaled(iv->getInsertedValueOperand(), depth + 1);
         agg = iv->getAggregateOperand();
       }
       return std::nullopt;
@@ -215,15 +278,18 @@ std::optional<Lowerer::Affine> Lowerer::affine(llvm::Value* v, int depth) {
       if (gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8)) return std::nullopt;
       // A byte offset (scalar or per lane) from a pointer (uniform or per lane): the patterns add.
       llvm::Value* ptr = gep->getPointerOperand();
-      std::optional<Affine> p = ptr->getType()->isVectorTy() ? affine(ptr, depth + 1) : make_affine(ptr, zero);
+      std::optional<Affine> p = ptr->getType()->isVectorTy() ? affine_scaled(ptr, depth + 1) : make_affine(ptr, zero);
       if (!p) return std::nullopt;
       llvm::Value* off = gep->getOperand(1);
-      if (!off->getType()->isVectorTy()) return make_affine(b.CreateGEP(b.getInt8Ty(), p->base, off), p->off, p->exact);
-      auto o = affine(off, depth + 1);
+      if (!off->getType()->isVectorTy())
+        return with_scale(make_affine(b.CreateGEP(b.getInt8Ty(), p->base, off), p->off, p->exact), p->scale, p->coef);
+      auto o = affine_scaled(off, depth + 1);
       if (!o) return std::nullopt;
       std::vector<int64_t> sum(N);
       for (uint32_t l = 0; l < N; ++l) sum[l] = p->off[l] + o->off[l];
-      return make_affine(b.CreateGEP(b.getInt8Ty(), p->base, o->base), sum, both(b, p->exact, o->exact));
+      Affine r = make_affine(b.CreateGEP(b.getInt8Ty(), p->base, o->base), sum, both(b, p->exact, o->exact));
+      if (!add_scaled(*p, *o, 1, N, &r)) return std::nullopt;
+      return r;
     }
     default:
       return std::nullopt;

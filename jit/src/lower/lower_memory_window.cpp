@@ -14,6 +14,7 @@
 // nothing else in memory is touched.
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
@@ -29,7 +30,8 @@ namespace {
 // Where each lane's components lie in the windows' registers, laid end to end.
 struct WindowPlan {
   struct Window {
-    int64_t lo = 0;      // byte offset of its first element, from the pattern's base
+    int64_t coef = 0;    // the row: the run-time term's coefficient (Affine::coef), 0 without one
+    int64_t lo = 0;      // byte offset of its first element, from the pattern's base (and row)
     uint64_t used = 0;   // elements from the first to the last one accessed
     uint64_t padded = 0; // used, rounded up to whole registers
     uint64_t first = 0;  // index of its first element in the registers
@@ -41,31 +43,40 @@ struct WindowPlan {
   uint64_t element(uint32_t l, uint64_t i) const { return lane_first[l] + i; }
 };
 
-std::optional<WindowPlan> plan_windows(const std::vector<int64_t>& off, uint64_t esz, uint64_t c, uint32_t N) {
+// Lane l accesses c elements of esz bytes from off[l] (+ coef[l] x the run-time scale where
+// coef is given: lanes of one coefficient form a row, each row its own windows).
+std::optional<WindowPlan> plan_windows(const std::vector<int64_t>& off, const std::vector<int64_t>& coef,
+                                       uint64_t esz, uint64_t c, uint32_t N) {
   if (esz == 0) return std::nullopt;
   const uint64_t piece = std::max<uint64_t>(1, 64 / esz);
-  std::vector<int64_t> starts;
-  for (int64_t o : off) {
-    if (o % int64_t(esz) != 0) return std::nullopt;
-    starts.push_back(o);
+  auto row = [&](uint32_t l) { return coef.empty() ? int64_t(0) : coef[l]; };
+  // (row, offset) pairs, rows in the order lanes first reach them.
+  std::vector<int64_t> rows;
+  std::vector<std::pair<size_t, int64_t>> starts;
+  for (uint32_t l = 0; l < N; ++l) {
+    if (off[l] % int64_t(esz) != 0) return std::nullopt;
+    auto it = std::find(rows.begin(), rows.end(), row(l));
+    if (it == rows.end()) it = rows.insert(rows.end(), row(l));
+    starts.emplace_back(size_t(it - rows.begin()), off[l]);
   }
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   const int64_t bytes = int64_t(c * esz);
   WindowPlan p;
-  std::map<int64_t, size_t> window_of;
+  std::map<std::pair<size_t, int64_t>, size_t> window_of;
   int64_t end = 0;
-  for (int64_t o : starts) {
-    // Joined to the current window when the gap is under a register and the window stays
-    // within a page; otherwise a window of its own.
-    if (!p.windows.empty() && o <= end + 64 && std::max(end, o + bytes) - p.windows.back().lo <= 4096) {
+  for (const auto& [r, o] : starts) {
+    // Joined to the current window when in the same row, the gap is under a register and the
+    // window stays within a page; otherwise a window of its own.
+    if (!p.windows.empty() && p.windows.back().coef == rows[r] && o <= end + 64 &&
+        std::max(end, o + bytes) - p.windows.back().lo <= 4096) {
       end = std::max(end, o + bytes);
     } else {
-      p.windows.push_back({o, 0, 0, 0});
+      p.windows.push_back({rows[r], o, 0, 0, 0});
       end = o + bytes;
     }
     p.windows.back().used = uint64_t(end - p.windows.back().lo) / esz;
-    window_of[o] = p.windows.size() - 1;
+    window_of[{r, o}] = p.windows.size() - 1;
   }
   for (auto& w : p.windows) {
     if (w.used * esz > 4096) return std::nullopt;
@@ -84,13 +95,24 @@ std::optional<WindowPlan> plan_windows(const std::vector<int64_t>& off, uint64_t
   if (p.windows.size() > 1 && p.elements / piece > 2 * ((c * N * esz + 63) / 64)) return std::nullopt;
   p.lane_first.resize(N);
   for (uint32_t l = 0; l < N; ++l) {
-    const auto& w = p.windows[window_of.at(off[l])];
+    const size_t r = size_t(std::find(rows.begin(), rows.end(), row(l)) - rows.begin());
+    const auto& w = p.windows[window_of.at({r, off[l]})];
     p.lane_first[l] = w.first + uint64_t(off[l] - w.lo) / esz;
   }
   return p;
 }
 
 }  // namespace
+
+// Where a window starts: the pattern's base, its row's run-time term and its offset.
+llvm::Value* Lowerer::window_start(const Affine& a, int64_t coef, int64_t lo) {
+  llvm::Value* p = a.base;
+  if (a.scale && coef != 0) {
+    llvm::Value* s = B.CreateSExtOrTrunc(a.scale, B.getInt64Ty());
+    p = B.CreateGEP(B.getInt8Ty(), p, B.CreateMul(s, B.getInt64(uint64_t(coef))));
+  }
+  return B.CreateConstGEP1_64(B.getInt8Ty(), p, lo);
+}
 
 llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint,
                                   const std::function<llvm::Value*()>& slow) {
@@ -101,14 +123,14 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
   if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return nullptr;
   const MemLayout el = layout(elem);
   const uint64_t esz = el.size, c = vector ? ti.count : 1;
-  auto a = affine(ptrs);
+  auto a = affine_scaled(ptrs);
   if (!a || esz == 0 || a->stride == 0) return nullptr;
-  auto plan = plan_windows(a->off, esz, c, N);
+  auto plan = plan_windows(a->off, a->coef, esz, c, N);
   if (!plan) return nullptr;
   const uint64_t R = std::max<uint64_t>(1, 64 / esz), E = plan->elements;
   llvm::Type* st = scalar_type(elem);
   const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
-  auto start = [&](const WindowPlan::Window& w) { return B.CreateConstGEP1_64(B.getInt8Ty(), a->base, w.lo); };
+  auto start = [&](const WindowPlan::Window& w) { return window_start(*a, w.coef, w.lo); };
   // Which lanes read element e: element e's mask is the OR of theirs (lanes of a pattern
   // such as 8 * (l / 4) share blocks' scales).
   std::vector<std::vector<int>> readers(E);
@@ -216,9 +238,9 @@ bool Lowerer::store_window(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value*
   if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return false;
   const MemLayout el = layout(elem);
   const uint64_t esz = el.size, c = vector ? ti.count : 1;
-  auto a = affine(ptrs);
+  auto a = affine_scaled(ptrs);
   if (!a || esz == 0 || a->stride == 0) return false;
-  auto plan = plan_windows(a->off, esz, c, N);
+  auto plan = plan_windows(a->off, a->coef, esz, c, N);
   if (!plan) return false;
   const uint64_t R = std::max<uint64_t>(1, 64 / esz), E = plan->elements;
   // Each element written by at most one lane (which one's value lands is otherwise up to
@@ -232,7 +254,7 @@ bool Lowerer::store_window(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value*
     }
   llvm::Type* st = scalar_type(elem);
   const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
-  auto start = [&](const WindowPlan::Window& w) { return B.CreateConstGEP1_64(B.getInt8Ty(), a->base, w.lo); };
+  auto start = [&](const WindowPlan::Window& w) { return window_start(*a, w.coef, w.lo); };
   llvm::Value* cond = a->exact;
   if (checking)
     for (const auto& w : plan->windows) {

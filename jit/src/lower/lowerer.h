@@ -262,9 +262,17 @@ class Lowerer {
     // lane-varying value); null: always holds.
     llvm::Value* exact = nullptr;
     std::vector<int64_t> off;  // N entries
+    // A second, run-time term (affine_scaled() only): lane l adds coef[l] x scale, for a
+    // uniform scale known only at run time (a row stride from push constants: lanes copying
+    // a tile's rows). Null scale: none.
+    llvm::Value* scale = nullptr;
+    std::vector<int64_t> coef;  // N entries where scale is set
   };
   Affine make_affine(llvm::Value* base, std::vector<int64_t> off, llvm::Value* exact = nullptr) const;
+  // base + off[l] in every lane l (see Affine), or nullopt.
   std::optional<Affine> affine(llvm::Value* v, int depth = 0);
+  // The same, also base + off[l] + coef[l] x scale with a run-time uniform scale.
+  std::optional<Affine> affine_scaled(llvm::Value* v, int depth = 0);
   // fast() where cond holds at run time, slow() where not; just fast() for a null cond.
   // Returns the value of the one that ran (null if fast() gives null).
   llvm::Value* if_else(llvm::Value* cond, const std::function<llvm::Value*()>& fast,
@@ -284,6 +292,7 @@ class Lowerer {
   // write. False (nothing emitted) for other addresses, or where two lanes write one element.
   bool store_window(Id type, llvm::Value* ptrs, llvm::Value* value, llvm::Value* mask, uint32_t align_hint,
                     const std::function<void()>& slow);
+  llvm::Value* window_start(const Affine& a, int64_t coef, int64_t lo);
   llvm::Value* pick_lanes(const std::vector<llvm::Value*>& regs, const std::vector<int>& pick, uint64_t esz);
   llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
   // For an OpLoad whose pointer is (an access chain into) a built-in Input variable, the
