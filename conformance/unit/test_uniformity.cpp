@@ -343,3 +343,31 @@ TEST_CASE("a staging copy of rows of vec4s loads and stores whole registers") {
     REQUIRE(v[i] == expect[i]);
   }
 }
+
+TEST_CASE("a block-stride loop's counter keeps its lane pattern, so its copies are windows") {
+  CompileOptions opts;
+  opts.subgroup_size = GENERATE(8u, 32u);
+  opts.layout.sets[0].bindings = {{true, DescriptorKind::StorageBuffer, 0, 1}};
+  opts.layout.push_constant_bytes = 4;
+  CompileResult cr;
+  std::string ir = optimized_ir("block_stride_copy.spv", opts, &cr);
+  INFO("subgroup size " << opts.subgroup_size << "\n" << ir);
+  REQUIRE(cr.shader);
+  CHECK(ir.find("load <16 x ") != std::string::npos);
+  CHECK(ir.find("llvm.masked.store.v16f32") != std::string::npos);
+
+  const uint32_t groups = 2, rows = 16, stride = 40;  // vec4s: rows 640 bytes apart
+  std::vector<float> v(size_t(groups) * rows * stride * 4);
+  for (uint32_t i = 0; i < v.size(); ++i) v[i] = float(i % 89) - 30.0f;
+  std::vector<float> expect = v;
+  auto at = [&](uint32_t g, uint32_t r, uint32_t x) { return ((g * rows + r) * stride + x) * 4; };
+  for (uint32_t g = 0; g < groups; ++g)
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t x = 0; x < 8; ++x)
+        for (uint32_t c = 0; c < 4; ++c) expect[at(g, r, x) + c] = v[at(g, (r + 1) % rows, x) + c] * 3.0f + 1.0f;
+  run_workgroups(*cr.shader, v, stride, groups);
+  for (uint32_t i = 0; i < v.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(v[i] == expect[i]);
+  }
+}

@@ -134,12 +134,49 @@ void Lowerer::store_phi_inputs(uint32_t to, llvm::Value* edge_mask, bool direct)
       if (direct && (uniform || F.direct_only[to])) {
         // Every lane that arrives now comes this way (or, uniform, with this value).
         B.CreateStore(v, slot);
-        continue;
+      } else {
+        llvm::Value* old = B.CreateLoad(slot->getAllocatedType(), slot);
+        llvm::Value* cond = uniform ? any(edge_mask) : edge_mask;
+        B.CreateStore(merge_rep(in.result_type, cond, v, old), slot);
       }
-      llvm::Value* old = B.CreateLoad(slot->getAllocatedType(), slot);
-      llvm::Value* cond = uniform ? any(edge_mask) : edge_mask;
-      B.CreateStore(merge_rep(in.result_type, cond, v, old), slot);
+      if (!uniform) store_induction_form(in, to, v);
     }
+  }
+}
+
+// A loop header's per-lane phi whose value enters with a lane pattern (Affine) and comes
+// round with the same one, as a block-stride loop's counter `for (v = tid; v < n; v += 256)`
+// does: besides its slot, the phi keeps the pattern's uniform base and whether this round's
+// value had the pattern, so that addresses built from it inside the loop stay lane
+// patterns (windows, vector accesses) instead of gathers. Every lane that comes round a
+// loop's back edge comes in the same round, and the lanes that left no longer read it,
+// so one base serves all lanes that use the value.
+void Lowerer::store_induction_form(const Instruction& phi, uint32_t to, llvm::Value* v) {
+  const FunctionCfg& g = F.fu->cfg;
+  const int32_t c = g.header_of[to];
+  if (c < 0 || !g.constructs[c].loop) return;
+  // A value read after a divergent loop keeps each lane's own last value (masked_slot); the
+  // form, one base for the lanes still running, would not.
+  if (F.masked_slot.count(phi.result)) return;
+  // Integers and pointers only, as store_affine_base (lower_values.cpp).
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!vt || !(vt->getElementType()->isIntegerTy() || vt->getElementType()->isPointerTy())) return;
+  auto a = affine(v);
+  auto it = F.affine_slots.find(phi.result);
+  if (it == F.affine_slots.end()) {
+    // Decided by the edge that enters the loop, lowered before the header.
+    if (!F.induction_candidates.insert(phi.result).second || !a) return;
+    FunctionState::AffineSlot s{entry_alloca(a->base->getType()), a->off};
+    s.exact = entry_alloca(B.getInt1Ty());  // stored on every edge in, before any read
+    s.value = F.phi_slots.at(phi.result);
+    it = F.affine_slots.emplace(phi.result, s).first;
+  }
+  const FunctionState::AffineSlot& s = it->second;
+  if (a && a->off == s.off && a->base->getType() == s.base->getAllocatedType()) {
+    B.CreateStore(a->base, s.base);
+    B.CreateStore(a->exact ? a->exact : B.getTrue(), s.exact);
+  } else {
+    B.CreateStore(B.getFalse(), s.exact);
   }
 }
 
@@ -343,6 +380,10 @@ void Lowerer::emit_block(uint32_t pos) {
         llvm::Value* buf = coopvec_buffer(in.result, in.result_type);
         coopvec_copy(in.result_type, buf, ps, mask);
         define_v(in.result, {buf, true});
+        continue;
+      }
+      if (auto it = F.affine_slots.find(in.result); it != F.affine_slots.end()) {
+        define_v(in.result, {rebuild_affine(it->second), false});  // store_induction_form
         continue;
       }
       define_v(in.result, {B.CreateLoad(ps->getAllocatedType(), ps), is_uniform(in.result)});

@@ -292,6 +292,7 @@ class Lowerer {
   // write. False (nothing emitted) for other addresses, or where two lanes write one element.
   bool store_window(Id type, llvm::Value* ptrs, llvm::Value* value, llvm::Value* mask, uint32_t align_hint,
                     const std::function<void()>& slow);
+  void store_induction_form(const Instruction& phi, uint32_t to, llvm::Value* value);
   llvm::Value* window_start(const Affine& a, int64_t coef, int64_t lo);
   llvm::Value* pick_lanes(const std::vector<llvm::Value*>& regs, const std::vector<int>& pick, uint64_t esz);
   llvm::Value* load_parts(Id type, llvm::Value* ptrs, llvm::Value* mask, uint32_t align_hint);
@@ -501,6 +502,8 @@ class Lowerer {
     std::unordered_map<Id, llvm::Value*> splats;  // per-lane copies of uniform values, this block
     std::unordered_map<Id, llvm::AllocaInst*> slots;  // values used across blocks (rep per is_uniform)
     std::unordered_map<Id, llvm::AllocaInst*> phi_slots;
+    // Loop-header phis whose form was looked at (store_induction_form), with or without one.
+    std::unordered_set<Id> induction_candidates;
     std::unordered_map<Id, bool> masked_slot;  // slot stores keep inactive lanes (temporal values)
     // Slotted values that are lane-affine where they are defined (an index like
     // base + LocalInvocationId.x + 256 * k): their scalar base is stored beside the slot
