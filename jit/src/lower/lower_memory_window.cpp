@@ -14,6 +14,7 @@
 // nothing else in memory is touched.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <llvm/IR/Constants.h>
@@ -102,6 +103,40 @@ std::optional<WindowPlan> plan_windows(const std::vector<int64_t>& off, const st
   return p;
 }
 
+// What a load and a store through windows both need: the element type, the lanes' pattern
+// and its plan, or nothing where the access is not one windows can do.
+struct WindowAccess {
+  bool vector = false;
+  Id elem = 0;
+  uint64_t esz = 0, c = 0, R = 0;  // element bytes, components per lane, elements per register
+  llvm::Type* scalar = nullptr;
+  llvm::Align align;
+  Lowerer::Affine a;
+  WindowPlan plan;
+};
+
+std::optional<WindowAccess> window_access(Lowerer& L, Id t, llvm::Value* ptrs, uint32_t align_hint) {
+  WindowAccess w;
+  const TypeInfo& ti = L.type(t);
+  w.vector = ti.op == uint16_t(spv::Op::OpTypeVector);
+  w.elem = w.vector ? ti.elem : t;
+  const TypeInfo& et = L.type(w.elem);
+  if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return std::nullopt;
+  const MemLayout el = L.layout(w.elem);
+  w.esz = el.size;
+  w.c = w.vector ? ti.count : 1;
+  auto a = L.affine_scaled(ptrs);
+  if (!a || w.esz == 0 || a->stride == 0) return std::nullopt;
+  auto plan = plan_windows(a->off, a->coef, w.esz, w.c, L.N);
+  if (!plan) return std::nullopt;
+  w.a = std::move(*a);
+  w.plan = std::move(*plan);
+  w.R = std::max<uint64_t>(1, 64 / w.esz);
+  w.scalar = L.scalar_type(w.elem);
+  w.align = llvm::Align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
+  return w;
+}
+
 }  // namespace
 
 // Where a window starts: the pattern's base, its row's run-time term and its offset.
@@ -114,23 +149,29 @@ llvm::Value* Lowerer::window_start(const Affine& a, int64_t coef, int64_t lo) {
   return B.CreateConstGEP1_64(B.getInt8Ty(), p, lo);
 }
 
+// The run-time condition for windows: the pattern's own test (Affine::exact) and, under
+// robust access, every window in bounds (one at the end of the buffer takes the slow way).
+static llvm::Value* window_condition(Lowerer& L, const WindowAccess& w) {
+  llvm::Value* cond = w.a.exact;
+  if (L.checking)
+    for (const auto& win : w.plan.windows) {
+      llvm::Value* ok = L.in_bounds(L.window_start(w.a, win.coef, win.lo), win.used * w.esz);
+      if (ok->getType()->isVectorTy()) ok = L.B.CreateAndReduce(ok);
+      cond = cond ? L.B.CreateAnd(cond, ok) : ok;
+    }
+  return cond;
+}
+
 llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint32_t align_hint,
                                   const std::function<llvm::Value*()>& slow) {
-  const TypeInfo& ti = type(t);
-  const bool vector = ti.op == uint16_t(spv::Op::OpTypeVector);
-  const Id elem = vector ? ti.elem : t;
-  const TypeInfo& et = type(elem);
-  if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return nullptr;
-  const MemLayout el = layout(elem);
-  const uint64_t esz = el.size, c = vector ? ti.count : 1;
-  auto a = affine_scaled(ptrs);
-  if (!a || esz == 0 || a->stride == 0) return nullptr;
-  auto plan = plan_windows(a->off, a->coef, esz, c, N);
-  if (!plan) return nullptr;
-  const uint64_t R = std::max<uint64_t>(1, 64 / esz), E = plan->elements;
-  llvm::Type* st = scalar_type(elem);
-  const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
-  auto start = [&](const WindowPlan::Window& w) { return window_start(*a, w.coef, w.lo); };
+  auto wa = window_access(*this, t, ptrs, align_hint);
+  if (!wa) return nullptr;
+  const bool vector = wa->vector;
+  const uint64_t esz = wa->esz, c = wa->c, R = wa->R, E = wa->plan.elements;
+  const WindowPlan* plan = &wa->plan;
+  llvm::Type* st = wa->scalar;
+  const llvm::Align align = wa->align;
+  auto start = [&](const WindowPlan::Window& w) { return window_start(wa->a, w.coef, w.lo); };
   // Which lanes read element e: element e's mask is the OR of theirs (lanes of a pattern
   // such as 8 * (l / 4) share blocks' scales).
   std::vector<std::vector<int>> readers(E);
@@ -206,16 +247,7 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
     }
     return out;
   };
-  // Under robust access every window must lie in bounds; one at the end of the buffer
-  // takes the slow way, lane by lane.
-  llvm::Value* cond = a->exact;
-  if (checking)
-    for (const auto& w : plan->windows) {
-      llvm::Value* ok = in_bounds(start(w), w.used * esz);
-      if (ok->getType()->isVectorTy()) ok = B.CreateAndReduce(ok);
-      cond = cond ? B.CreateAnd(cond, ok) : ok;
-    }
-  return if_else(cond, [&] {
+  return if_else(window_condition(*this, *wa), [&] {
     const std::vector<llvm::Value*> block = wide_load();
     std::vector<int> pick(N);
     auto component = [&](uint64_t i) {
@@ -231,18 +263,11 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
 
 bool Lowerer::store_window(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value* m, uint32_t align_hint,
                            const std::function<void()>& slow) {
-  const TypeInfo& ti = type(t);
-  const bool vector = ti.op == uint16_t(spv::Op::OpTypeVector);
-  const Id elem = vector ? ti.elem : t;
-  const TypeInfo& et = type(elem);
-  if (et.op != uint16_t(spv::Op::OpTypeInt) && et.op != uint16_t(spv::Op::OpTypeFloat)) return false;
-  const MemLayout el = layout(elem);
-  const uint64_t esz = el.size, c = vector ? ti.count : 1;
-  auto a = affine_scaled(ptrs);
-  if (!a || esz == 0 || a->stride == 0) return false;
-  auto plan = plan_windows(a->off, a->coef, esz, c, N);
-  if (!plan) return false;
-  const uint64_t R = std::max<uint64_t>(1, 64 / esz), E = plan->elements;
+  auto wa = window_access(*this, t, ptrs, align_hint);
+  if (!wa) return false;
+  const bool vector = wa->vector;
+  const uint64_t esz = wa->esz, c = wa->c, R = wa->R, E = wa->plan.elements;
+  const WindowPlan* plan = &wa->plan;
   // Each element written by at most one lane (which one's value lands is otherwise up to
   // the lanes' order, and only one lane's value can be picked into the register).
   std::vector<int> writer(E, -1);
@@ -252,17 +277,10 @@ bool Lowerer::store_window(Id t, llvm::Value* ptrs, llvm::Value* v, llvm::Value*
       if (w >= 0) return false;
       w = int(i * N + l);
     }
-  llvm::Type* st = scalar_type(elem);
-  const llvm::Align align(std::min<uint32_t>(el.align, align_hint ? align_hint : el.align));
-  auto start = [&](const WindowPlan::Window& w) { return window_start(*a, w.coef, w.lo); };
-  llvm::Value* cond = a->exact;
-  if (checking)
-    for (const auto& w : plan->windows) {
-      llvm::Value* ok = in_bounds(start(w), w.used * esz);
-      if (ok->getType()->isVectorTy()) ok = B.CreateAndReduce(ok);
-      cond = cond ? B.CreateAnd(cond, ok) : ok;
-    }
-  if_else(cond, [&]() -> llvm::Value* {
+  llvm::Type* st = wa->scalar;
+  const llvm::Align align = wa->align;
+  auto start = [&](const WindowPlan::Window& w) { return window_start(wa->a, w.coef, w.lo); };
+  if_else(window_condition(*this, *wa), [&]() -> llvm::Value* {
     // The components as 64-byte registers, interleaved so that the registers a group of
     // lanes' components lie in are neighbours (component i of lanes [g R, g R + R) is
     // register g c + i): a window register of a vec4 per lane then draws on at most four.

@@ -69,13 +69,17 @@ class Simplifier {
     }
   }
 
-  static std::unordered_set<Id> named_by_merges(const Function& fn) {
+  // Merge blocks and continue targets named by the merge instructions of the blocks (of
+  // those marked in `only`, where given).
+  static std::unordered_set<Id> named_by_merges(const Function& fn, const std::vector<bool>* only = nullptr) {
     std::unordered_set<Id> named;
-    for (const Block& b : fn.blocks)
-      for (const Instruction& in : b.body)
+    for (size_t i = 0; i < fn.blocks.size(); ++i) {
+      if (only && !(*only)[i]) continue;
+      for (const Instruction& in : fn.blocks[i].body)
         if (is_merge(in))
           for (size_t k = 0; k < in.operands.size() && k < (is_op(in, spv::Op::OpLoopMerge) ? 2u : 1u); ++k)
             named.insert(in.operands[k]);
+    }
     return named;
   }
 
@@ -168,13 +172,7 @@ class Simplifier {
         }
     }
     // Blocks a merge instruction names stay (the structure needs them), unreachable or not.
-    std::unordered_set<Id> named;
-    for (size_t i = 0; i < fn.blocks.size(); ++i)
-      if (seen[i])
-        for (const Instruction& in : fn.blocks[i].body)
-          if (is_merge(in))
-            for (size_t k = 0; k < in.operands.size() && k < (is_op(in, spv::Op::OpLoopMerge) ? 2u : 1u); ++k)
-              named.insert(in.operands[k]);
+    const std::unordered_set<Id> named = named_by_merges(fn, &seen);
     std::vector<Block> kept;
     for (size_t i = 0; i < fn.blocks.size(); ++i)
       if (seen[i] || named.count(fn.blocks[i].label)) kept.push_back(std::move(fn.blocks[i]));
