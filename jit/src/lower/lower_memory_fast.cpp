@@ -155,11 +155,15 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
     case llvm::Instruction::LShr:
     case llvm::Instruction::URem:
     case llvm::Instruction::And: {
-      // With lane offsets o >= 0 and a divisor d (a power of two for shifts and masks):
-      // (base + o) / d == base / d + o / d and (base + o) % d == o % d when no lane's value
-      // wrapped (base + max o fits the type) and d divides base (or every o). ggml indexes
-      // its vec4 and f16vec2 arrays as (offset + 4*tid) / 4, and its quantized blocks as
-      // col / 32 and col % 32. The conditions are tested at run time (Affine::exact).
+      // With lane offsets o >= 0, a divisor d (a power of two for shifts and masks) and
+      // r = base % d: (base + o) / d == base / d + o / d and (base + o) % d == r + o % d
+      // when no lane's value wrapped (base + max o fits the type) and no lane carries into
+      // the next multiple of d (r + max(o % d) < d; always so when d divides every o).
+      // ggml indexes its vec4 and f16vec2 arrays as (offset + 4*tid) / 4, and its quantized
+      // blocks as col / 32 and col % 32; a 16x16 workgroup run as subgroups of 32 has
+      // gl_LocalInvocationID.y == (32 * subgroup + lane) / 16 % 16, whose r is 2 * subgroup
+      // % 16, never 0 mod 16 past the first subgroup. The conditions are tested at run time
+      // (Affine::exact).
       auto xy = operands();
       if (!xy || xy->second.stride != 0) return std::nullopt;
       auto& [x, y] = *xy;
@@ -190,11 +194,11 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
       else if (uint64_t low = ~kv & umax; ((low + 1) & low) == 0) d = low + 1, kind = RoundDown;  // x & ~(2^n - 1)
       if (d == 0 || d > umax) return std::nullopt;
       int64_t max_off = 0;
-      bool all_multiples = true;
+      uint64_t max_rem = 0;  // max(o % d): r must stay below d - max_rem
       for (int64_t o : x.off) {
         if (o < 0) return std::nullopt;
         max_off = std::max(max_off, o);
-        all_multiples = all_multiples && uint64_t(o) % d == 0;
+        max_rem = std::max(max_rem, uint64_t(o) % d);
       }
       if (uint64_t(max_off) > umax) return std::nullopt;
       int64_t max_coef = 0;
@@ -214,11 +218,11 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
         fits = b.CreateAnd(fits, b.CreateICmpEQ(b.CreateURem(x.scale, dv0), llvm::ConstantInt::get(x.scale->getType(), 0)));
       }
       exact = both(b, exact, fits);
-      if (!all_multiples)
-        exact = both(b, exact, b.CreateICmpEQ(b.CreateURem(x.base, llvm::ConstantInt::get(x.base->getType(), d)),
-                                              llvm::ConstantInt::get(x.base->getType(), 0)));
-      std::vector<int64_t> off(N);
       llvm::Value* dv = llvm::ConstantInt::get(x.base->getType(), d);
+      if (max_rem != 0)
+        exact = both(b, exact, b.CreateICmpULT(b.CreateURem(x.base, dv),
+                                               llvm::ConstantInt::get(x.base->getType(), d - max_rem)));
+      std::vector<int64_t> off(N);
       switch (kind) {
         case Quotient:
           for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) / d);
@@ -226,9 +230,8 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
                             x.scale ? b.CreateUDiv(x.scale, llvm::ConstantInt::get(x.scale->getType(), d)) : nullptr,
                             x.coef);
         case Remainder:
-          if (all_multiples) return make_affine(b.CreateURem(x.base, dv), zero, exact);
           for (uint32_t l = 0; l < N; ++l) off[l] = int64_t(uint64_t(x.off[l]) % d);
-          return make_affine(llvm::ConstantInt::get(x.base->getType(), 0), off, exact);
+          return make_affine(b.CreateURem(x.base, dv), off, exact);
         case RoundDown:
           for (uint32_t l = 0; l < N; ++l) off[l] = x.off[l] - int64_t(uint64_t(x.off[l]) % d);
           return make_affine(b.CreateSub(x.base, b.CreateURem(x.base, dv)), off, exact);
