@@ -48,11 +48,15 @@ std::string optimized_ir(const std::vector<uint32_t>& words, const CompileOption
   unsetenv("COOPVK_DUMP_IR");
   INFO(cr->error);
   REQUIRE(cr->shader);
+  // The last lowering's (the highest number): a shader the compiler lowered again at a
+  // narrower width (width/subgroup_width.h) leaves the first one's dumps too.
   std::string ir;
+  long last = -1;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
       const std::string n = e->d_name;
-      if (n.size() > 13 && n.substr(n.size() - 13) == ".optimized.ll") {
+      if (n.size() > 13 && n.substr(n.size() - 13) == ".optimized.ll" && std::atol(n.c_str()) > last) {
+        last = std::atol(n.c_str());
         std::ifstream f(dir + "/" + n);
         std::stringstream ss;
         ss << f.rdbuf();

@@ -32,6 +32,7 @@
 #include "spirv/inline_calls.h"
 #include "spirv/simplify_cfg.h"
 #include "spirv/ssa_promote.h"
+#include "width/subgroup_width.h"
 
 namespace coopvk::jit {
 
@@ -177,6 +178,14 @@ CompileResult finish(std::unique_ptr<llvm::orc::LLJIT> j, CompiledShader meta,
 
 }  // namespace
 
+bool subgroup_size_from_environment() {
+  static const bool set = [] {
+    const char* env = std::getenv("COOPVK_SUBGROUP_SIZE");
+    return env && *env;
+  }();
+  return set;
+}
+
 uint32_t default_subgroup_size() {
   static const uint32_t size = [] {
     // COOPVK_SUBGROUP_SIZE: run (and report) another width, e.g. 16 or 32 on an AVX2
@@ -202,6 +211,49 @@ uint32_t default_subgroup_size() {
   return size;
 }
 
+namespace {
+
+// One lowering of the prepared module at one subgroup width, with its metadata.
+struct Lowered {
+  // Declared first so that it goes last: a module must not outlive its context.
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> mod;
+  CompiledShader meta;
+};
+
+Lowered lower_at(const Module& prepared, const CompileOptions& options, uint32_t width) {
+  Lowered l;
+  l.ctx = std::make_unique<llvm::LLVMContext>();
+  CompileOptions at = options;
+  at.subgroup_size = width;
+  Lowerer lowerer(prepared, at, *l.ctx);
+  l.mod = lowerer.lower();
+  CompiledShader& meta = l.meta;
+  for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];
+  meta.subgroup_size = lowerer.N;
+  uint32_t inv = meta.local_size[0] * meta.local_size[1] * meta.local_size[2];
+  meta.subgroups_per_workgroup = (inv + lowerer.N - 1) / lowerer.N;
+  meta.shared_memory_bytes = lowerer.shared_memory_bytes;
+  meta.uses_workgroup_barrier = lowerer.uses_barrier;
+  meta.needs_fiber_stack = lowerer.coopvec_frame_bytes > Lowerer::kThreadStackFrameBytes;
+  meta.interleaves_subgroups = lowerer.interleaves_subgroups;
+  meta.walks_tile_cache = lowerer.walks_tile_cache;
+  meta.pack_sites = lowerer.pack_sites;
+  return l;
+}
+
+// The LLVM pipeline on a lowered module, for the host CPU.
+void optimize_for_host(Lowered& l, llvm::TargetMachine* tm) {
+  l.mod->setDataLayout(tm->createDataLayout());
+  l.mod->setTargetTriple(tm->getTargetTriple().str());
+  dump_ir(*l.mod, "lowered");
+  optimize(*l.mod, tm);
+  pair_muladds(*l.mod);
+  dump_ir(*l.mod, "optimized");
+}
+
+}  // namespace
+
 CompileResult compile_compute(const Module& module, const CompileOptions& options) {
   init_llvm();
   CompileResult out;
@@ -210,9 +262,16 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     out.error = "subgroup size " + std::to_string(sg) + " is not a power of two in [4, 64]";
     return out;
   }
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  CompiledShader meta;
-  std::unique_ptr<llvm::Module> mod;
+  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  std::unique_ptr<llvm::TargetMachine> tm;
+  if (tmb) {
+    tmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    if (auto m = tmb->createTargetMachine()) tm = std::move(*m);
+    else llvm::consumeError(m.takeError());
+  } else {
+    llvm::consumeError(tmb.takeError());
+  }
+  Lowered l;
   try {
     // Passes on the module before lowering work on a copy: the application's module is
     // shared by every pipeline made from it.
@@ -224,18 +283,21 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
         simplify_cfg(prepared, options.specialization);
         close_loops(prepared);
       }
-    Lowerer lowerer(prepared, options, *ctx);
-    mod = lowerer.lower();
-    for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];
-    meta.subgroup_size = lowerer.N;
-    uint32_t inv = meta.local_size[0] * meta.local_size[1] * meta.local_size[2];
-    meta.subgroups_per_workgroup = (inv + lowerer.N - 1) / lowerer.N;
-    meta.shared_memory_bytes = lowerer.shared_memory_bytes;
-    meta.uses_workgroup_barrier = lowerer.uses_barrier;
-    meta.needs_fiber_stack = lowerer.coopvec_frame_bytes > Lowerer::kThreadStackFrameBytes;
-    meta.interleaves_subgroups = lowerer.interleaves_subgroups;
-    meta.walks_tile_cache = lowerer.walks_tile_cache;
-    meta.pack_sites = lowerer.pack_sites;
+    l = lower_at(prepared, options, sg);
+    if (tm) {
+      optimize_for_host(l, tm.get());
+      // A width the application did not ask for and the shader cannot observe: narrower
+      // when the loops carry more than the registers hold (width/subgroup_width.h).
+      // COOPVK_SUBGROUP_SIZE pins every pipeline's width.
+      if (!options.subgroup_size && !subgroup_size_from_environment() && !subgroup_width_observable(module)) {
+        uint32_t carried = loop_carried_vector_registers(*l.mod, natural_subgroup_width() * 32);
+        if (uint32_t narrow = narrower_subgroup_width(sg, carried)) {
+          l.mod.reset();  // before its context goes
+          l = lower_at(prepared, options, narrow);
+          optimize_for_host(l, tm.get());
+        }
+      }
+    }
   } catch (const LowerError& e) {
     out.error = e.what();
     return out;
@@ -249,27 +311,11 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     out.error = "cannot create the JIT: " + llvm::toString(j.takeError());
     return out;
   }
-  auto tmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (tmb) {
-    tmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    if (auto tm = tmb->createTargetMachine()) {
-      mod->setDataLayout((*tm)->createDataLayout());
-      mod->setTargetTriple((*tm)->getTargetTriple().str());
-      dump_ir(*mod, "lowered");
-      optimize(*mod, tm->get());
-      pair_muladds(*mod);
-      dump_ir(*mod, "optimized");
-    } else {
-      llvm::consumeError(tm.takeError());
-    }
-  } else {
-    llvm::consumeError(tmb.takeError());
-  }
-  if (auto err = (*j)->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+  if (auto err = (*j)->addIRModule(llvm::orc::ThreadSafeModule(std::move(l.mod), std::move(l.ctx)))) {
     out.error = "JIT rejected the module: " + llvm::toString(std::move(err));
     return out;
   }
-  return finish(std::move(*j), std::move(meta), object.get());
+  return finish(std::move(*j), std::move(l.meta), object.get());
 }
 
 // ---- pipeline-cache form ------------------------------------------------------------------

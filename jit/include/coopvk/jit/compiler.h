@@ -142,6 +142,9 @@ std::string host_code_signature();
 // subgroupSize): 32 on AVX-512 hosts, 8 elsewhere, or COOPVK_SUBGROUP_SIZE (compiler.cpp
 // says why it avoids 16 and 4).
 uint32_t default_subgroup_size();
+// Whether COOPVK_SUBGROUP_SIZE is set: every pipeline then runs at that width, including
+// the shaders compile_compute() would otherwise run narrower (width/subgroup_width.h).
+bool subgroup_size_from_environment();
 // Subgroup sizes a pipeline may require (VK_EXT_subgroup_size_control).
 constexpr uint32_t kMinSubgroupSize = 4;
 constexpr uint32_t kMaxSubgroupSize = 64;
