@@ -81,4 +81,6 @@ TEST_CASE("what loops carry is counted in registers of the host's width") {
   CHECK(narrower_subgroup_width(natural, 1000) == 0);
   CHECK(narrower_subgroup_width(natural * 2, 4) == 0);
   CHECK(narrower_subgroup_width(natural * 2, 32) == natural);
+  // What spills at both widths stays wide: each spilled register then serves more lanes.
+  CHECK(narrower_subgroup_width(natural * 2, 128) == 0);
 }

@@ -11,8 +11,9 @@
 // 32-bit value. A register-blocked shader (a GEMM accumulating a 4x4 block per invocation)
 // then carries 32 registers round its loops, the whole register file, and spills; at the
 // host's natural width it carries 16. compile_compute() lowers such shaders once at the
-// reported width, measures what their loops carry (loop_carried_vector_registers), and
-// lowers again at the natural width when that is more than half the vector registers.
+// reported width, measures what their innermost loops carry (loop_carried_vector_registers), and
+// lowers again at the natural width when that is more than half the vector registers and the
+// natural width's share fits in them.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +34,8 @@ bool subgroup_width_observable(const Module& module);
 // AVX2, 4 otherwise).
 uint32_t natural_subgroup_width();
 
-// Vector registers of `register_bits` each that the values carried round one loop of the
-// module take at the loop header (its vector phis), for the loop that carries most.
+// Vector registers of `register_bits` each that the values carried round one innermost loop
+// of the module take at the loop header (its vector phis), for the loop that carries most.
 uint32_t loop_carried_vector_registers(const llvm::Module& module, uint32_t register_bits);
 
 // The width to lower at again after a first lowering at `width` carried `carried` registers
