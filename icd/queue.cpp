@@ -110,6 +110,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_QueueSubmit(VkQueue queue, uint32_t submit
   if (fence) {
     if (batches.empty()) batches.emplace_back();
     batches.back().fence = from_handle<Fence>(fence);
+    mark_fence_in_flight(q->device, batches.back().fence);
   }
   q->submit(std::move(batches));
   return VK_SUCCESS;
@@ -136,6 +137,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_QueueSubmit2(VkQueue queue, uint32_t submi
   if (fence) {
     if (batches.empty()) batches.emplace_back();
     batches.back().fence = from_handle<Fence>(fence);
+    mark_fence_in_flight(q->device, batches.back().fence);
   }
   q->submit(std::move(batches));
   return VK_SUCCESS;

@@ -8,6 +8,7 @@ namespace coopvk {
 
 struct Fence {
   bool signaled = false;
+  bool in_flight = false;  // submitted and not yet signaled: a poll may wait a little for it
 };
 
 struct Semaphore {
@@ -21,6 +22,8 @@ struct Event {
 
 // Called by the queue thread (and host paths) with no lock held.
 void signal_fence(Device* dev, Fence* f);
+// Called by vkQueueSubmit(2) for the fence it was given, with no lock held.
+void mark_fence_in_flight(Device* dev, Fence* f);
 void signal_semaphore(Device* dev, Semaphore* s, uint64_t value);
 // Blocks until the semaphore operation can proceed; a binary wait consumes the signal.
 void wait_semaphore(Device* dev, Semaphore* s, uint64_t value);

@@ -65,6 +65,26 @@ TEST_CASE("fences: create signaled, reset, poll, timeout") {
   VkFence both[2] = {f, g};
   CHECK(vkWaitForFences(dev.device, 2, both, VK_FALSE, 0) == VK_SUCCESS);
   CHECK(vkWaitForFences(dev.device, 2, both, VK_TRUE, 0) == VK_TIMEOUT);
+  // Polled until done, as ggml does (a poll of a submitted fence may wait a little for it,
+  // sync.cpp): the fill is finished when the poll says so, and a reset fence polls unready.
+  Buffer b = dev.create_buffer(1 << 20);
+  VkCommandBuffer cb = record_fill(dev, dev.pool, b.buffer, 0x5A5A5A5Au);
+  VK_CHECK(vkResetFences(dev.device, 1, &f));
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  VK_CHECK(vkQueueSubmit(dev.queues[0], 1, &si, f));
+  VkResult r;
+  while ((r = vkGetFenceStatus(dev.device, f)) == VK_NOT_READY) {
+  }
+  CHECK(r == VK_SUCCESS);
+  const auto* words = static_cast<const uint32_t*>(b.mapped);
+  CHECK(words[0] == 0x5A5A5A5Au);
+  CHECK(words[(1 << 18) - 1] == 0x5A5A5A5Au);
+  VK_CHECK(vkResetFences(dev.device, 1, &f));
+  CHECK(vkGetFenceStatus(dev.device, f) == VK_NOT_READY);
+  vkFreeCommandBuffers(dev.device, dev.pool, 1, &cb);
+  dev.destroy_buffer(b);
   vkDestroyFence(dev.device, f, nullptr);
   vkDestroyFence(dev.device, g, nullptr);
 }
