@@ -402,3 +402,16 @@ TEST_CASE("a 2D workgroup's row index is a lane pattern in every subgroup, not o
     REQUIRE(v[i] == expect[i]);
   }
 }
+
+TEST_CASE("contiguous buffer reads prefetch a page ahead; workgroup-memory reads do not") {
+  CompileOptions opts;
+  opts.subgroup_size = GENERATE(16u, 32u);
+  opts.layout.sets[0].bindings = {{true, DescriptorKind::StorageBuffer, 0, 1}};
+  CompileResult cr;
+  std::string ir = optimized_ir("rows_of_2d_workgroup.spv", opts, &cr);
+  INFO("subgroup size " << opts.subgroup_size << "\n" << ir);
+  // One buffer read of a float per lane: one prefetch per 64-byte line of it, 4 KiB past it.
+  // The tile reads from workgroup memory get none.
+  CHECK(coopvk::test::occurrences(ir, "call void @llvm.prefetch") == opts.subgroup_size * 4 / 64);
+  CHECK(ir.find("i64 4096") != std::string::npos);
+}

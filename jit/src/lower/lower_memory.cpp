@@ -446,7 +446,13 @@ Val Lowerer::load_through(Id pointer, Id result_type, uint32_t align_hint) {
       for (auto it = before == bb->end() ? bb->begin() : std::next(before); it != bb->end(); ++it) invariant(&*it);
     return {v, true};
   }
-  return {load_rep(result_type, p.v, mask, align_hint), false};
+  const uint32_t storage = type(type_of(pointer)).storage;
+  streaming = storage == uint32_t(spv::StorageClass::StorageBuffer) ||
+              storage == uint32_t(spv::StorageClass::PhysicalStorageBuffer) ||
+              storage == uint32_t(spv::StorageClass::Uniform);
+  Val v{load_rep(result_type, p.v, mask, align_hint), false};
+  streaming = false;
+  return v;
 }
 
 void Lowerer::store_through(Id pointer, Id value_type, Id value_id, uint32_t align_hint) {

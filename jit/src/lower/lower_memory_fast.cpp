@@ -368,7 +368,17 @@ LaneAddresses classify(Lowerer& L, llvm::Value* ptrs, llvm::Value* m, uint64_t e
 // the end of the data): plain when every lane is active, masked otherwise. AVX2's
 // vmaskmov is several times slower than a plain access, and LLVM folds the test away
 // where the mask is a known constant.
+void Lowerer::prefetch_ahead(llvm::Value* p, uint64_t bytes) {
+  if (!streaming) return;
+  llvm::Function* pf = llvm::Intrinsic::getDeclaration(M.get(), llvm::Intrinsic::prefetch, {p->getType()});
+  // One per 64-byte line: read, keep in all cache levels, data.
+  for (uint64_t at = 0; at < std::max<uint64_t>(bytes, 1); at += 64)
+    B.CreateCall(pf, {B.CreateConstGEP1_64(B.getInt8Ty(), p, kPrefetchAhead + int64_t(at)), B.getInt32(0),
+                      B.getInt32(3), B.getInt32(1)});
+}
+
 llvm::Value* Lowerer::vector_load(llvm::Type* vt, llvm::Value* ptr, llvm::Align align, llvm::Value* m) {
+  prefetch_ahead(ptr, M->getDataLayout().getTypeStoreSize(vt));
   if (auto* c = llvm::dyn_cast<llvm::Constant>(m); c && c->isAllOnesValue())
     return B.CreateAlignedLoad(vt, ptr, align);
   llvm::Function* f = B.GetInsertBlock()->getParent();

@@ -213,6 +213,7 @@ llvm::Value* Lowerer::load_window(Id t, llvm::Value* ptrs, llvm::Value* m, uint3
       for (const auto& w : plan->windows)
         for (uint64_t k = 0; k < w.padded / R; ++k) {
           llvm::Value* p = B.CreateConstGEP1_64(B.getInt8Ty(), start(w), k * 64);
+          if (!masked) prefetch_ahead(p, 64);
           if (!masked) {
             out.push_back(B.CreateAlignedLoad(rt, p, align));
             continue;
