@@ -513,3 +513,33 @@ TEST_CASE("loads at lane patterns of quantized blocks are windows") {
   // window again. Their gathers remain only as the slow path.
   CHECK(ir.find("load <32 x i16>") != std::string::npos);
 }
+
+TEST_CASE("division and remainder by a uniform divisor match C++ for every divisor class") {
+  const uint32_t sg = GENERATE(8u, 16u, 32u);
+  const uint32_t d = GENERATE(0u, 1u, 2u, 3u, 7u, 32u, 33u, 1000u, 4096u, 65537u, 0x7fffffffu, 0x80000000u,
+                              0xfffffffbu, 0xffffffffu);
+  const uint32_t n = 1000;
+  std::vector<uint32_t> x(n);
+  uint64_t s = 0x9E3779B97F4A7C15ull ^ d;
+  for (uint32_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    // edges first, then a mix of small and full-range values
+    const uint32_t edges[] = {0u, 1u, d, d - 1u, d + 1u, 0xffffffffu, 0xfffffffeu, 0x80000000u, 2u * d, 3u * d - 1u};
+    x[i] = i < 10 ? edges[i] : (i % 3 == 0 ? uint32_t(s >> 40) : uint32_t(s >> 32));
+  }
+  std::vector<uint8_t> xb = bytes_of(x), qb(n * 4), rb(n * 4), yb(n * 4);
+  Run r;
+  r.buffers = {&xb, &qb, &rb, &yb};
+  r.push = bytes_of(std::vector<uint32_t>{d, n});
+  r.groups[0] = (n + 63) / 64;
+  r.subgroup_size = sg;
+  run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "uniform_divisor"), r);
+  for (uint32_t i = 0; i < n; ++i) {
+    INFO("x = " << x[i] << ", d = " << d << ", subgroup size " << sg);
+    if (d != 0) {  // division by zero is undefined in SPIR-V: any value, no trap
+      REQUIRE(at<uint32_t>(qb, i) == x[i] / d);
+      REQUIRE(at<uint32_t>(rb, i) == x[i] % d);
+      REQUIRE(at<uint32_t>(yb, i) == x[uint32_t((uint64_t(i % d) * 2u + i / d) % n)]);
+    }
+  }
+}

@@ -23,6 +23,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "coopvk/kernels/cpu_dispatch.h"
+#include "lower/expand_divisions.h"
 #include "lower/lowerer.h"
 #include "coopmat/pair_muladds.h"
 #include "runtime/runtime_symbols.h"
@@ -228,6 +229,7 @@ Lowered lower_at(const Module& prepared, const CompileOptions& options, uint32_t
   at.subgroup_size = width;
   Lowerer lowerer(prepared, at, *l.ctx);
   l.mod = lowerer.lower();
+  expand_uniform_divisions(*l.mod);
   CompiledShader& meta = l.meta;
   for (int k = 0; k < 3; ++k) meta.local_size[k] = lowerer.local_size[k];
   meta.subgroup_size = lowerer.N;

@@ -1,5 +1,6 @@
 // Arithmetic, comparisons, logic, select, composites and conversions. Every operation
 // works leaf by leaf on reps, so a vec4 add is four <N x float> adds.
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -34,6 +35,15 @@ bool Lowerer::lower_arith(const Instruction& in) {
       llvm::Value* neg1 = llvm::Constant::getAllOnesValue(b->getType());
       bad = B.CreateOr(bad, B.CreateAnd(B.CreateICmpEQ(a, minv), B.CreateICmpEQ(b, neg1)));
     }
+    // A divisor the same in every lane stays a splat (guarded on its scalar), for the lane
+    // patterns of addresses (lower_memory_fast.cpp) and expand_uniform_divisions.
+    if (!is_signed && b->getType()->isVectorTy())
+      if (llvm::Value* bs = llvm::getSplatValue(b)) {
+        llvm::Value* ds = B.CreateSelect(B.CreateICmpEQ(bs, llvm::Constant::getNullValue(bs->getType())),
+                                         llvm::ConstantInt::get(bs->getType(), 1), bs);
+        llvm::Value* d = B.CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(b->getType())->getNumElements(), ds);
+        return rem ? B.CreateURem(a, d) : B.CreateUDiv(a, d);
+      }
     llvm::Value* d = B.CreateSelect(bad, one, b);
     if (!rem) return is_signed ? B.CreateSDiv(a, d) : B.CreateUDiv(a, d);
     return is_signed ? B.CreateSRem(a, d) : B.CreateURem(a, d);

@@ -60,6 +60,38 @@ Lowerer::Affine with_scale(Lowerer::Affine a, llvm::Value* scale, std::vector<in
 }
 }  // namespace
 
+// (base + o) / d and (base + o) % d for a divisor d known only at run time (a uniform:
+// ggml's element-wise shaders split a flat index into a tensor's coordinates by its
+// dimensions, from push constants). With r = base % d the lanes' values stay in one multiple
+// of d when r + max o < d: the quotient is base / d in every lane and the remainder r + o.
+// Both that and d != 0 are tested at run time (Affine::exact); a zero d divides by one there.
+std::optional<Lowerer::Affine> Lowerer::divide_by_uniform(llvm::IRBuilder<>& b, unsigned op, const Affine& x,
+                                                          const Affine& y) {
+  if (op != llvm::Instruction::UDiv && op != llvm::Instruction::URem) return std::nullopt;
+  if (x.scale || y.scale || y.stride != 0) return std::nullopt;
+  llvm::Type* t = x.base->getType();
+  if (!t->isIntegerTy() || t->getIntegerBitWidth() > 32 || y.base->getType() != t) return std::nullopt;
+  int64_t max_off = 0;
+  for (int64_t o : x.off) {
+    if (o < 0) return std::nullopt;
+    max_off = std::max(max_off, o);
+  }
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value* nonzero = b.CreateICmpNE(y.base, zero);
+  llvm::Value* d = b.CreateSelect(nonzero, y.base, llvm::ConstantInt::get(t, 1));
+  llvm::Value* r = b.CreateURem(x.base, d);
+  // r + max o < d, in 64 bits (no wrap), and x's own values did not wrap (base + max o fits).
+  llvm::Value* r64 = b.CreateZExt(r, b.getInt64Ty()), *d64 = b.CreateZExt(d, b.getInt64Ty());
+  llvm::Value* within = b.CreateICmpULT(b.CreateAdd(r64, b.getInt64(uint64_t(max_off))), d64);
+  llvm::Value* fits = b.CreateICmpULE(b.CreateZExt(x.base, b.getInt64Ty()),
+                                      b.getInt64((uint64_t(1) << t->getIntegerBitWidth()) - 1 - uint64_t(max_off)));
+  llvm::Value* exact = b.CreateAnd(b.CreateAnd(nonzero, within), fits);
+  if (x.exact) exact = b.CreateAnd(exact, x.exact);
+  if (y.exact) exact = b.CreateAnd(exact, y.exact);
+  if (op == llvm::Instruction::UDiv) return make_affine(b.CreateUDiv(x.base, d), std::vector<int64_t>(N, 0), exact);
+  return make_affine(r, x.off, exact);
+}
+
 std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth) {
   if (depth > 12) return std::nullopt;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
@@ -178,7 +210,8 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
       }
       llvm::ConstantInt* k = uniform_constant(y);
       unsigned bits = x.base->getType()->isIntegerTy() ? x.base->getType()->getIntegerBitWidth() : 0;
-      if (!k || bits == 0 || bits > 64) return std::nullopt;
+      if (bits == 0 || bits > 64) return std::nullopt;
+      if (!k) return divide_by_uniform(b, op, x, y);
       // A run-time term: its scale must be a multiple of d (tested at run time), its
       // coefficients >= 0, and the whole value must not wrap (tested in 64 bits).
       if (x.scale && bits > 32) return std::nullopt;

@@ -284,6 +284,8 @@ class Lowerer {
   std::optional<Affine> affine(llvm::Value* v, int depth = 0);
   // The same, also base + off[l] + coef[l] x scale with a run-time uniform scale.
   std::optional<Affine> affine_scaled(llvm::Value* v, int depth = 0);
+  // x / y or x % y (op: UDiv, URem) for a uniform y known only at run time.
+  std::optional<Affine> divide_by_uniform(llvm::IRBuilder<>& b, unsigned op, const Affine& x, const Affine& y);
   // fast() where cond holds at run time, slow() where not; just fast() for a null cond.
   // Returns the value of the one that ran (null if fast() gives null).
   llvm::Value* if_else(llvm::Value* cond, const std::function<llvm::Value*()>& fast,
