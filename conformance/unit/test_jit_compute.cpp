@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -542,4 +543,61 @@ TEST_CASE("division and remainder by a uniform divisor match C++ for every divis
       REQUIRE(at<uint32_t>(yb, i) == x[uint32_t((uint64_t(i % d) * 2u + i / d) % n)]);
     }
   }
+}
+
+namespace {
+// Distance in units in the last place between a float result and a double reference (the
+// reference rounded to float first; subnormals count in their own ULPs).
+double ulp_error(float got, double want) {
+  const float w = float(want);
+  if (std::isinf(w) || std::isinf(got)) return got == w ? 0.0 : 1e9;
+  auto key = [](float f) {
+    int32_t b;
+    std::memcpy(&b, &f, 4);
+    return b < 0 ? -int64_t(b & 0x7fffffff) : int64_t(b);
+  };
+  return double(std::llabs(key(got) - key(w))) + 0.5;  // + the reference's own rounding
+}
+}  // namespace
+
+TEST_CASE("exp and exp2 in vector code stay within 2.5 ULP over the whole float range") {
+  const uint32_t sg = GENERATE(8u, 32u);
+  std::vector<float> x;
+  for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 88.7f, 88.72f, 89.0f, -87.3f, -103.0f, -104.0f, -150.0f, 127.9f,
+                  128.0f, -126.0f, -149.0f, -149.5f, -160.0f, 1e-30f, -1e-30f, 1e30f, -1e30f})
+    x.push_back(v);
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  for (int i = -20000; i <= 20000; ++i) x.push_back(float(i) * 0.0075f);  // -150 .. 150
+  uint32_t s = 12345;
+  for (int i = 0; i < 20000; ++i) {  // random bits in [-200, 200]
+    s = s * 1664525u + 1013904223u;
+    x.push_back((float(s >> 8) / float(1u << 24) - 0.5f) * 400.0f);
+  }
+  const uint32_t n = uint32_t(x.size());
+  std::vector<uint8_t> xb = bytes_of(x), eb(n * 4), e2b(n * 4);
+  Run r;
+  r.buffers = {&xb, &eb, &e2b};
+  r.push = bytes_of(std::vector<uint32_t>{n});
+  r.groups[0] = (n + 63) / 64;
+  r.subgroup_size = sg;
+  run_words(load_test_spv(COOPVK_TEST_SHADER_DIR, "exp_sweep"), r);
+  double worst_e = 0, worst_e2 = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float got_e = at<float>(eb, i), got_e2 = at<float>(e2b, i);
+    INFO("x = " << x[i] << " exp " << got_e << " exp2 " << got_e2);
+    if (std::isnan(x[i])) {
+      CHECK(std::isnan(got_e));
+      CHECK(std::isnan(got_e2));
+      continue;
+    }
+    const double want_e = std::exp(double(x[i])), want_e2 = std::exp2(double(x[i]));
+    worst_e = std::max(worst_e, ulp_error(got_e, want_e));
+    worst_e2 = std::max(worst_e2, ulp_error(got_e2, want_e2));
+    REQUIRE(ulp_error(got_e, want_e) <= 2.5);
+    REQUIRE(ulp_error(got_e2, want_e2) <= 2.5);
+  }
+  INFO("worst exp " << worst_e << " ULP, exp2 " << worst_e2 << " ULP");
+  CHECK(worst_e <= 2.5);
 }

@@ -4,6 +4,7 @@
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include "lower/lowerer.h"
+#include "lower/vector_exp.h"
 #include "spirv/spirv_enums.h"
 
 namespace coopvk::jit {
@@ -68,8 +69,13 @@ bool Lowerer::lower_glsl(const Instruction& in) {
         return B.CreateFDiv(fconst(a, 1), B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a));
       }));
       return true;
-    case GLSLstd450Exp: un_intr(llvm::Intrinsic::exp); return true;
-    case GLSLstd450Exp2: un_intr(llvm::Intrinsic::exp2); return true;
+    case GLSLstd450Exp:
+    case GLSLstd450Exp2:
+      define(in.result, map_leaves(arg(0), [&](llvm::Value* a) -> llvm::Value* {
+        if (llvm::Value* v = vector_exp(B, a, op == GLSLstd450Exp)) return v;
+        return B.CreateUnaryIntrinsic(op == GLSLstd450Exp ? llvm::Intrinsic::exp : llvm::Intrinsic::exp2, a);
+      }));
+      return true;
     case GLSLstd450Log: un_intr(llvm::Intrinsic::log); return true;
     case GLSLstd450Log2: un_intr(llvm::Intrinsic::log2); return true;
     case GLSLstd450Sin: un_intr(llvm::Intrinsic::sin); return true;
