@@ -26,15 +26,6 @@ bool Lowerer::lower_arith(const Instruction& in) {
   // Division by zero is undefined in SPIR-V but must not trap the host: divide by 1
   // instead (any result is allowed). Signed INT_MIN / -1 likewise.
   auto safe_div = [&](llvm::Value* a, llvm::Value* b, bool is_signed, bool rem) -> llvm::Value* {
-    llvm::Value* zero = llvm::Constant::getNullValue(b->getType());
-    llvm::Value* one = llvm::ConstantInt::get(b->getType(), 1);
-    llvm::Value* bad = B.CreateICmpEQ(b, zero);
-    if (is_signed) {
-      auto* et = (b->getType())->getScalarType();
-      llvm::Value* minv = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(et->getIntegerBitWidth()));
-      llvm::Value* neg1 = llvm::Constant::getAllOnesValue(b->getType());
-      bad = B.CreateOr(bad, B.CreateAnd(B.CreateICmpEQ(a, minv), B.CreateICmpEQ(b, neg1)));
-    }
     // A divisor the same in every lane stays a splat (guarded on its scalar), for the lane
     // patterns of addresses (lower_memory_fast.cpp) and expand_uniform_divisions.
     if (!is_signed && b->getType()->isVectorTy())
@@ -44,6 +35,15 @@ bool Lowerer::lower_arith(const Instruction& in) {
         llvm::Value* d = B.CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(b->getType())->getNumElements(), ds);
         return rem ? B.CreateURem(a, d) : B.CreateUDiv(a, d);
       }
+    llvm::Value* zero = llvm::Constant::getNullValue(b->getType());
+    llvm::Value* one = llvm::ConstantInt::get(b->getType(), 1);
+    llvm::Value* bad = B.CreateICmpEQ(b, zero);
+    if (is_signed) {
+      auto* et = (b->getType())->getScalarType();
+      llvm::Value* minv = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(et->getIntegerBitWidth()));
+      llvm::Value* neg1 = llvm::Constant::getAllOnesValue(b->getType());
+      bad = B.CreateOr(bad, B.CreateAnd(B.CreateICmpEQ(a, minv), B.CreateICmpEQ(b, neg1)));
+    }
     llvm::Value* d = B.CreateSelect(bad, one, b);
     if (!rem) return is_signed ? B.CreateSDiv(a, d) : B.CreateUDiv(a, d);
     return is_signed ? B.CreateSRem(a, d) : B.CreateURem(a, d);

@@ -23,6 +23,11 @@ llvm::Value* both(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
   if (!y) return x;
   return b.CreateAnd(x, y);
 }
+// No lane's value base + o wrapped: base <= the type's maximum - max o.
+llvm::Value* no_wrap(llvm::IRBuilder<>& b, llvm::Value* base, uint64_t max_off) {
+  const uint64_t umax = llvm::APInt::getMaxValue(base->getType()->getIntegerBitWidth()).getZExtValue();
+  return b.CreateICmpULE(base, llvm::ConstantInt::get(base->getType(), umax - max_off));
+}
 }  // namespace
 
 Lowerer::Affine Lowerer::make_affine(llvm::Value* base, std::vector<int64_t> off, llvm::Value* exact) const {
@@ -83,9 +88,7 @@ std::optional<Lowerer::Affine> Lowerer::divide_by_uniform(llvm::IRBuilder<>& b, 
   // r + max o < d, in 64 bits (no wrap), and x's own values did not wrap (base + max o fits).
   llvm::Value* r64 = b.CreateZExt(r, b.getInt64Ty()), *d64 = b.CreateZExt(d, b.getInt64Ty());
   llvm::Value* within = b.CreateICmpULT(b.CreateAdd(r64, b.getInt64(uint64_t(max_off))), d64);
-  llvm::Value* fits = b.CreateICmpULE(b.CreateZExt(x.base, b.getInt64Ty()),
-                                      b.getInt64((uint64_t(1) << t->getIntegerBitWidth()) - 1 - uint64_t(max_off)));
-  llvm::Value* exact = b.CreateAnd(b.CreateAnd(nonzero, within), fits);
+  llvm::Value* exact = b.CreateAnd(b.CreateAnd(nonzero, within), no_wrap(b, x.base, uint64_t(max_off)));
   if (x.exact) exact = b.CreateAnd(exact, x.exact);
   if (y.exact) exact = b.CreateAnd(exact, y.exact);
   if (op == llvm::Instruction::UDiv) return make_affine(b.CreateUDiv(x.base, d), std::vector<int64_t>(N, 0), exact);
@@ -242,7 +245,7 @@ std::optional<Lowerer::Affine> Lowerer::affine_scaled(llvm::Value* v, int depth)
           max_coef = std::max(max_coef, c);
         }
       }
-      llvm::Value* fits = b.CreateICmpULE(x.base, llvm::ConstantInt::get(x.base->getType(), umax - uint64_t(max_off)));
+      llvm::Value* fits = no_wrap(b, x.base, uint64_t(max_off));
       if (x.scale) {
         llvm::Value* total = b.CreateAdd(b.CreateAdd(b.CreateZExt(x.base, b.getInt64Ty()), b.getInt64(uint64_t(max_off))),
                                          b.CreateMul(b.CreateZExt(x.scale, b.getInt64Ty()), b.getInt64(uint64_t(max_coef))));
