@@ -22,7 +22,7 @@ namespace {
 
 Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   Sha256 h;
-  const char tag[] = "coopvk compute pipeline v4";
+  const char tag[] = "coopvk compute pipeline v5";
   h.update(tag, sizeof(tag));
   h.update(sm.words_hash.data(), sm.words_hash.size());
   h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
@@ -38,12 +38,15 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(static_cast<uint8_t>(o.robust_matrix_access));
-  uint8_t ext[6] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate,
-                    o.cooperative_vector, o.cooperative_vector_training};
+  uint8_t ext[13] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate,
+                     o.cooperative_vector, o.cooperative_vector_training, o.nv2.workgroup_scope,
+                     o.nv2.flexible_dimensions, o.nv2.reductions, o.nv2.conversions, o.nv2.per_element,
+                     o.nv2.tensor_addressing, o.nv2.block_loads};
   h.update(ext, sizeof(ext));
   h.update_value(static_cast<uint32_t>(o.matrix_combinations.size()));
   for (const auto& c : o.matrix_combinations) {
-    uint32_t w[8] = {c.m, c.n, c.k, c.a, c.b, c.c, c.result, c.saturating};
+    uint32_t w[12] = {c.m, c.n, c.k, c.a, c.b, c.c, c.result, c.saturating,
+                      c.scope, c.flexible, c.max_dimension, c.min_invocations | c.max_invocations << 16};
     h.update(w, sizeof(w));
   }
   // What decides which cooperative-vector shaders compile (jit/compiler.h).

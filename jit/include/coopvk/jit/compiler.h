@@ -37,10 +37,19 @@ struct SpecializationValue {
 // cooperative-matrix properties): MxNxK and the four component formats, as
 // kernels::NumberFormat values with the signedness of the Matrix*SignedComponents
 // operands folded in.
+//
+// With VK_NV_cooperative_matrix2 an entry may also be flexible (m, n, k are then
+// granularities: any multiples up to max_dimension are allowed) and of workgroup scope,
+// holding for every power-of-two workgroup of min_invocations..max_invocations
+// invocations. Entries of the plain KHR query have scope 3 (Subgroup), flexible false.
 struct MatrixCombination {
   uint32_t m = 0, n = 0, k = 0;
   uint8_t a = 0, b = 0, c = 0, result = 0;
   bool saturating = false;
+  uint8_t scope = 3;          // SPIR-V Scope: 3 Subgroup, 2 Workgroup
+  bool flexible = false;      // m, n, k are granularities
+  uint32_t max_dimension = 0;  // flexible: the largest M, N or K
+  uint32_t min_invocations = 0, max_invocations = 0;  // workgroup scope
 };
 
 // One matrix-vector multiply(-add) combination a pipeline may use (the driver's
@@ -77,6 +86,18 @@ struct CompileOptions {
   bool matrix_conversions = false;     // cooperativeMatrixConversions
   bool matrix_per_element = false;     // cooperativeMatrixPerElementOperations
   bool matrix_get_coordinate = false;  // cooperativeMatrixGetCoordinate
+  // VK_NV_cooperative_matrix2's features as the application enabled them. The NV
+  // capabilities (CooperativeMatrixReductionsNV, ...) need these, not the EXT ones, even
+  // where they enable the same instructions; a disabled one fails compilation naming it.
+  struct MatrixNV2 {
+    bool workgroup_scope = false;       // cooperativeMatrixWorkgroupScope
+    bool flexible_dimensions = false;   // cooperativeMatrixFlexibleDimensions
+    bool reductions = false;            // cooperativeMatrixReductions
+    bool conversions = false;           // cooperativeMatrixConversions
+    bool per_element = false;           // cooperativeMatrixPerElementOperations
+    bool tensor_addressing = false;     // cooperativeMatrixTensorAddressing
+    bool block_loads = false;           // cooperativeMatrixBlockLoads
+  } nv2;
   // VK_NV_cooperative_vector's features as the application enabled them: a shader
   // declaring CooperativeVectorNV without cooperativeVector, or CooperativeVectorTrainingNV
   // without cooperativeVectorTraining, fails to compile, naming the feature.
