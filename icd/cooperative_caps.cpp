@@ -5,6 +5,7 @@
 #include "cooperative_caps.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace coopvk::caps {
 
@@ -241,6 +242,38 @@ VkResult matrix_properties_khr(const DeviceFacts& f, uint32_t* count,
         p.ResultType = e.result;
         p.saturatingAccumulation = e.saturating ? VK_TRUE : VK_FALSE;
         p.scope = e.scope;
+      });
+    }
+  });
+}
+
+VkResult matrix_properties_nv(const DeviceFacts& f, uint32_t* count, VkCooperativeMatrixPropertiesNV* out) {
+  // The KHR list's entries in its order (VkComponentTypeNV shares VkComponentTypeKHR's
+  // values), less what the NV structure cannot say (saturation, component types that
+  // came after it) and integer entries whose A/B and C/result differ in signedness: NV
+  // matrix types carry their signedness and GL_NV_integer_cooperative_matrix cannot
+  // write such a multiply, so none of them is tested.
+  uint32_t n = 0;
+  matrix_properties_khr(f, &n, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesKHR> khr(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  matrix_properties_khr(f, &n, khr.data());
+  auto nv_type = [](VkComponentTypeKHR t) { return t <= VK_COMPONENT_TYPE_UINT64_KHR; };
+  auto is_signed_int = [](VkComponentTypeKHR t) { return t >= VK_COMPONENT_TYPE_SINT8_KHR && t <= VK_COMPONENT_TYPE_SINT64_KHR; };
+  auto is_int = [&](VkComponentTypeKHR t) { return t >= VK_COMPONENT_TYPE_SINT8_KHR && t <= VK_COMPONENT_TYPE_UINT64_KHR; };
+  return enumerate(count, out, [&](auto&& emit) {
+    for (const VkCooperativeMatrixPropertiesKHR& k : khr) {
+      if (k.saturatingAccumulation || !nv_type(k.AType) || !nv_type(k.BType) || !nv_type(k.CType) ||
+          !nv_type(k.ResultType) || (is_int(k.AType) && is_signed_int(k.AType) != is_signed_int(k.CType)))
+        continue;
+      emit([&](VkCooperativeMatrixPropertiesNV& p) {
+        p.MSize = k.MSize;
+        p.NSize = k.NSize;
+        p.KSize = k.KSize;
+        p.AType = k.AType;
+        p.BType = k.BType;
+        p.CType = k.CType;
+        p.DType = k.ResultType;
+        p.scope = k.scope;
       });
     }
   });

@@ -95,6 +95,9 @@ bool entry_available(const MatrixEntry& e, const DeviceFacts& f);
 // and VK_INCOMPLETE when some did not fit.
 VkResult matrix_properties_khr(const DeviceFacts& f, uint32_t* count,
                                VkCooperativeMatrixPropertiesKHR* out);
+// VK_NV_cooperative_matrix's list: the subgroup entries without saturation whose component
+// types the NV enumeration has (no bfloat16 or float8), in the KHR list's order.
+VkResult matrix_properties_nv(const DeviceFacts& f, uint32_t* count, VkCooperativeMatrixPropertiesNV* out);
 // Returns VK_ERROR_VALIDATION_FAILED (and *count = 0) when `info` breaks one of its valid
 // usage rules; *why then names the rule.
 VkResult matrix_properties2_ext(const DeviceFacts& f,

@@ -77,7 +77,7 @@ void add_vector_options(const Device& dev, jit::CompileOptions* opts) {
 
 void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opts) {
   add_vector_options(dev, opts);
-  if (!dev.cooperative_matrix) return;
+  if (!dev.cooperative_matrix && !dev.nv_cooperative_matrix) return;
   caps::DeviceFacts facts = cooperative_device_facts(to_handle<VkPhysicalDevice>(dev.physical));
   // What the application enabled, not what the device could do.
   facts.bfloat16_matrices = dev.bfloat16_matrices;
@@ -88,6 +88,7 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
     if (a < 0 || b < 0 || c < 0 || r < 0) continue;
     opts->matrix_combinations.push_back({e.m, e.n, e.k, uint8_t(a), uint8_t(b), uint8_t(c), uint8_t(r), e.saturating});
   }
+  opts->nv_matrix = dev.nv_cooperative_matrix;
   opts->robust_matrix_access = dev.cooperative_matrix_robust;
   opts->matrix_reductions = dev.matrix_reductions;
   opts->matrix_conversions = dev.matrix_conversions;

@@ -14,6 +14,11 @@ bool coopvk::fill_cooperative_properties(const PhysicalDevice* pd, VkBaseOutStru
       p->cooperativeMatrixSupportedStages = l.matrix_stages;
       return true;
     }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV: {
+      auto* p = reinterpret_cast<VkPhysicalDeviceCooperativeMatrixPropertiesNV*>(s);
+      p->cooperativeMatrixSupportedStages = l.matrix_stages;
+      return true;
+    }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV: {
       // These limits apply once cooperativeMatrixWorkgroupScope / FlexibleDimensions are
       // supported ("Required Limit Types", limits); until then they state what will hold.

@@ -73,6 +73,13 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_GetPhysicalDeviceCooperativeMatrixProperti
   return caps::matrix_properties_khr(cooperative_device_facts(physicalDevice), pPropertyCount, pProperties);
 }
 
+VKAPI_ATTR VkResult VKAPI_CALL coopvk_GetPhysicalDeviceCooperativeMatrixPropertiesNV(
+    VkPhysicalDevice physicalDevice, uint32_t* pPropertyCount, VkCooperativeMatrixPropertiesNV* pProperties) {
+  if (!count_pointer_ok(pPropertyCount, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"))
+    return VK_ERROR_VALIDATION_FAILED;
+  return caps::matrix_properties_nv(cooperative_device_facts(physicalDevice), pPropertyCount, pProperties);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL coopvk_GetPhysicalDeviceCooperativeMatrixProperties2EXT(
     VkPhysicalDevice physicalDevice, const VkPhysicalDeviceCooperativeMatrixInfo2EXT* pCooperativeMatrixInfo,
     uint32_t* pPropertyCount, VkCooperativeMatrixProperties2EXT* pProperties) {

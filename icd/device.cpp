@@ -78,7 +78,8 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
   }
   dev->enabled_extensions = enabled;
   dev->robust_buffer_access = requested_feature(info, "robustBufferAccess");
-  dev->cooperative_matrix = requested_feature(info, "cooperativeMatrix");
+  dev->cooperative_matrix = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix");
+  dev->nv_cooperative_matrix = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix");
   dev->cooperative_matrix_robust = requested_feature(info, "cooperativeMatrixRobustBufferAccess");
   dev->bfloat16_matrices = requested_feature(info, "shaderBFloat16CooperativeMatrix");
   dev->float8_matrices = requested_feature(info, "shaderFloat8CooperativeMatrix");

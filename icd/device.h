@@ -26,6 +26,7 @@ struct Device : DispatchableObject {
   bool robust_buffer_access = false;  // the app enabled robustBufferAccess (pipelines bounds-check)
   // Cooperative-matrix features the app enabled (pipelines accept what they allow).
   bool cooperative_matrix = false;
+  bool nv_cooperative_matrix = false;  // VK_NV_cooperative_matrix's cooperativeMatrix
   bool cooperative_matrix_robust = false;  // cooperativeMatrixRobustBufferAccess
   bool bfloat16_matrices = false;          // shaderBFloat16CooperativeMatrix
   // VK_EXT_cooperative_matrix_maintenance1, as enabled

@@ -39,7 +39,8 @@ void fill_core_features(VkPhysicalDeviceFeatures* f);
 // Checks that everything the application enables (pEnabledFeatures and the pNext chain
 // of VkDeviceCreateInfo) is supported; logs the first offender.
 VkResult check_requested_features(const VkDeviceCreateInfo* info);
-// Whether the create info enables the feature member `name` in any struct that has it.
+// Whether the create info enables the feature member `name` in any struct that has it, or
+// with "Struct::member" in that struct only.
 bool requested_feature(const VkDeviceCreateInfo* info, std::string_view name);
 
 void fill_properties(const PhysicalDevice* pd, VkPhysicalDeviceProperties* p);

@@ -55,6 +55,8 @@ constexpr std::string_view kSupported[] = {
     "robustBufferAccess",
     // Cooperative matrices (jit/src/coopmat/lower_coopmat.cpp, kernels/tile_mma*): the entries of
     // icd/cooperative_caps.cpp; e2e_cooperative_matrix and unit_jit_coopmat.
+    // Both VkPhysicalDeviceCooperativeMatrixFeaturesKHR and ...NV (VK_NV_cooperative_matrix:
+    // jit/src/spirv/nv_cooperative_matrix.h on the same machinery; e2e_nv_cooperative_matrix).
     "cooperativeMatrix",
     "cooperativeMatrixRobustBufferAccess",
     // VK_EXT_cooperative_matrix_maintenance1: the Properties2 query (icd/cooperative_caps.cpp)
@@ -143,7 +145,14 @@ VkResult coopvk::check_requested_features(const VkDeviceCreateInfo* info) {
 }
 
 bool coopvk::requested_feature(const VkDeviceCreateInfo* info, std::string_view name) {
+  // "Struct::member" looks in that struct only (VkPhysicalDeviceFeatures for the core ones).
+  std::string_view only;
+  if (size_t sep = name.find("::"); sep != std::string_view::npos) {
+    only = name.substr(0, sep);
+    name = name.substr(sep + 2);
+  }
   auto has = [&](const FeatureStruct& fs, const void* base) {
+    if (!only.empty() && only != fs.name) return false;
     for (uint32_t i = 0; i < fs.member_count; ++i) {
       if (fs.members[i].name != name) continue;
       VkBool32 v;

@@ -22,7 +22,7 @@ namespace {
 
 Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   Sha256 h;
-  const char tag[] = "coopvk compute pipeline v5";
+  const char tag[] = "coopvk compute pipeline v6";
   h.update(tag, sizeof(tag));
   h.update(sm.words_hash.data(), sm.words_hash.size());
   h.update(o.entry_point.data(), o.entry_point.size() + 1);  // with the terminator
@@ -38,7 +38,7 @@ Hash256 cache_key(const ShaderModule& sm, const jit::CompileOptions& o) {
   h.update_value(static_cast<uint8_t>(o.require_full_subgroups));
   h.update_value(static_cast<uint8_t>(o.robust_buffer_access));
   h.update_value(static_cast<uint8_t>(o.robust_matrix_access));
-  uint8_t ext[13] = {o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate,
+  uint8_t ext[14] = {o.nv_matrix, o.matrix_reductions, o.matrix_conversions, o.matrix_per_element, o.matrix_get_coordinate,
                      o.cooperative_vector, o.cooperative_vector_training, o.nv2.workgroup_scope,
                      o.nv2.flexible_dimensions, o.nv2.reductions, o.nv2.conversions, o.nv2.per_element,
                      o.nv2.tensor_addressing, o.nv2.block_loads};

@@ -30,6 +30,7 @@
 #include "spirv/spirv_enums.h"
 #include "perf_map.h"
 #include "spirv/loop_close.h"
+#include "spirv/nv_cooperative_matrix.h"
 #include "spirv/inline_calls.h"
 #include "spirv/simplify_cfg.h"
 #include "spirv/ssa_promote.h"
@@ -278,6 +279,8 @@ CompileResult compile_compute(const Module& module, const CompileOptions& option
     // Passes on the module before lowering work on a copy: the application's module is
     // shared by every pipeline made from it.
     Module prepared = module;
+    for (uint32_t cap : module.capabilities)
+      if (cap == uint32_t(spv::Capability::CooperativeMatrixNV)) rewrite_nv_cooperative_matrix(prepared);
     for (const EntryPoint& e : module.entry_points)
       if (e.name == options.entry_point && e.execution_model == uint32_t(spv::ExecutionModel::GLCompute)) {
         inline_calls(prepared);

@@ -87,21 +87,29 @@ bool same_storage(kernels::NumberFormat x, kernels::NumberFormat y) {
 }  // namespace
 
 void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
-  if (opts.matrix_combinations.empty())
-    fail("cooperative matrix types need VK_KHR_cooperative_matrix's cooperativeMatrix feature", at);
+  const bool nv = t.use == TypeInfo::kUseNV;
+  if (opts.matrix_combinations.empty() || (nv && !opts.nv_matrix))
+    fail(nv ? "OpTypeCooperativeMatrixNV needs VK_NV_cooperative_matrix's cooperativeMatrix feature"
+            : "cooperative matrix types need VK_KHR_cooperative_matrix's cooperativeMatrix feature",
+         at);
   kernels::NumberFormat f = number_format(t.elem, true);
   bool listed = false;
   for (const MatrixCombination& c : opts.matrix_combinations) {
     using U = spv::CooperativeMatrixUse;
     auto fmt = [](uint8_t v) { return static_cast<kernels::NumberFormat>(v); };
-    if (t.use == uint32_t(U::MatrixAKHR)) listed |= t.rows == c.m && t.cols == c.k && same_storage(f, fmt(c.a));
-    else if (t.use == uint32_t(U::MatrixBKHR)) listed |= t.rows == c.k && t.cols == c.n && same_storage(f, fmt(c.b));
-    else listed |= t.rows == c.m && t.cols == c.n && (same_storage(f, fmt(c.c)) || same_storage(f, fmt(c.result)));
+    const bool a = t.rows == c.m && t.cols == c.k && same_storage(f, fmt(c.a));
+    const bool b = t.rows == c.k && t.cols == c.n && same_storage(f, fmt(c.b));
+    const bool acc = t.rows == c.m && t.cols == c.n && (same_storage(f, fmt(c.c)) || same_storage(f, fmt(c.result)));
+    // An NV matrix has no use: it may be any operand of some entry (NV entries never saturate).
+    if (nv) listed |= !c.saturating && (a || b || acc);
+    else if (t.use == uint32_t(U::MatrixAKHR)) listed |= a;
+    else if (t.use == uint32_t(U::MatrixBKHR)) listed |= b;
+    else listed |= acc;
   }
   static const char* const kUse[] = {"A", "B", "Accumulator"};
-  if (!listed && t.use <= 2)
+  if (!listed && (t.use <= 2 || nv))
     fail(std::string("cooperative matrix ") + std::to_string(t.rows) + "x" + std::to_string(t.cols) + " of " +
-             kernels::format_name(f) + " for use " + kUse[t.use] +
+             kernels::format_name(f) + (nv ? std::string(" (NV)") : " for use " + std::string(kUse[t.use])) +
              " is not in this device's cooperative matrix properties",
          at);
   if (t.scope != kScopeSubgroup)
@@ -110,7 +118,7 @@ void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
          at);
   if (t.rows == 0 || t.cols == 0 || t.rows > 256 || t.cols > 256)
     fail("cooperative matrix of " + std::to_string(t.rows) + "x" + std::to_string(t.cols) + " is not supported", at);
-  if (t.use > uint32_t(spv::CooperativeMatrixUse::MatrixAccumulatorKHR))
+  if (t.use > uint32_t(spv::CooperativeMatrixUse::MatrixAccumulatorKHR) && !nv)
     fail("cooperative matrix use " + std::to_string(t.use) + " is not valid", at);
 }
 

@@ -133,6 +133,8 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   const char* const m1 = "VK_EXT_cooperative_matrix_maintenance1";
   const char* const cv = "VK_NV_cooperative_vector";
   const GatedCapability gated[] = {
+      {spv::Capability::CooperativeMatrixNV, "CooperativeMatrixNV", opts.nv_matrix, "VK_NV_cooperative_matrix",
+       "cooperativeMatrix"},
       {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT", opts.matrix_reductions, m1,
        "cooperativeMatrixReductions"},
       {spv::Capability::CooperativeMatrixConversionsEXT, "CooperativeMatrixConversionsEXT", opts.matrix_conversions, m1,

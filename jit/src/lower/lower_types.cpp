@@ -115,6 +115,23 @@ void Lowerer::collect_types() {
         check_coopmat_type(t, &in);
         break;
       }
+      case spv::Op::OpTypeCooperativeMatrixNV: {
+        // (component type, scope, rows, columns): a KHR matrix of no particular use
+        // (nv_cooperative_matrix.h), the same rep and the same operations.
+        need(4);
+        t.op = uint16_t(spv::Op::OpTypeCooperativeMatrixKHR);
+        t.elem = o[0];
+        auto e = types_.find(t.elem);
+        if (e == types_.end() || (e->second.op != uint16_t(spv::Op::OpTypeInt) &&
+                                   e->second.op != uint16_t(spv::Op::OpTypeFloat)))
+          fail("cooperative matrix of a non-numeric component type", &in);
+        t.scope = uint32_t(constant_u64(o[1]));
+        t.rows = uint32_t(constant_u64(o[2]));
+        t.cols = uint32_t(constant_u64(o[3]));
+        t.use = TypeInfo::kUseNV;
+        check_coopmat_type(t, &in);
+        break;
+      }
       case spv::Op::OpTypeCooperativeVectorNV: {
         // Also OpTypeVectorIdEXT (SPV_EXT_long_vector): the same opcode, and glslang's
         // spelling of coopvecNV. Component type, then a constant component count.
@@ -430,6 +447,16 @@ llvm::Value* Lowerer::constant(Id id) {
       in.result = g->result;
       in.operands.assign(g->operands.begin() + 1, g->operands.end());
       in.offset = g->offset;
+      if (in.opcode == uint16_t(spv::Op::OpCooperativeMatrixLengthNV) ||
+          in.opcode == uint16_t(spv::Op::OpCooperativeMatrixLengthKHR)) {
+        // SPV_NV_cooperative_matrix, "Constant-Creation Instructions": the length of a
+        // matrix type is a specialization constant operation.
+        if (in.operands.size() != 1 || !is_matrix(in.operands[0]))
+          fail("OpSpecConstantOp CooperativeMatrixLength needs a cooperative matrix type", g);
+        llvm::Constant* len = B.getInt32(matrix_length(type(in.operands[0])));
+        r = scalar_mode ? len : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(N), len);
+        break;
+      }
       check_types(in);
       // The operands are constants, so the IRBuilder folds the result to a constant.
       // Nested OpSpecConstantOps come through here too: restore, do not reset.

@@ -102,7 +102,10 @@ struct TypeInfo {
   // applies to them by accident, and conversions go through kernels/ (lower_convert.cpp).
   enum class FloatKind : uint8_t { Ieee, BFloat16, E4M3, E5M2 } fkind = FloatKind::Ieee;
   // OpTypeCooperativeMatrixKHR: rows x cols of `elem`, its use and scope.
+  // OpTypeCooperativeMatrixNV becomes such a matrix of use kUseNV, which every operand
+  // position of the KHR instructions accepts.
   uint32_t rows = 0, cols = 0, use = 0, scope = 0;
+  static constexpr uint32_t kUseNV = 0x4E56;
   Id elem = 0;               // component / element / column / pointee type
   uint32_t count = 0;        // components, columns, array length (0: runtime array)
   std::vector<Id> members;   // struct members

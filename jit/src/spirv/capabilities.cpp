@@ -40,6 +40,7 @@ constexpr C kSupported[] = {
     C::DotProductInputAll,
     C::Int64Atomics,
     C::CooperativeMatrixKHR,
+    C::CooperativeMatrixNV,  // rewritten into the KHR forms (nv_cooperative_matrix.h)
     C::BFloat16TypeKHR,
     C::BFloat16DotProductKHR,
     C::BFloat16CooperativeMatrixKHR,

@@ -118,7 +118,9 @@ class Analysis {
     for (size_t k = 1; k < chain.operands.size(); ++k) {
       const Instruction* ti = m_.global(t);
       if (!ti) break;
-      if (is_op(*ti, Op::OpTypeCooperativeMatrixKHR) || is_op(*ti, Op::OpTypeCooperativeVectorNV)) return k;
+      if (is_op(*ti, Op::OpTypeCooperativeMatrixKHR) || is_op(*ti, Op::OpTypeCooperativeMatrixNV) ||
+          is_op(*ti, Op::OpTypeCooperativeVectorNV))
+        return k;
       if (is_op(*ti, Op::OpTypeStruct)) {
         uint32_t member = 0;
         if (!constant_index(chain.operands[k], &member) || member >= ti->operands.size()) break;
@@ -314,7 +316,8 @@ class Analysis {
   bool holds_matrix(Id t) const {
     const Instruction* d = m_.global(t);
     if (!d) return false;
-    if (is_op(*d, Op::OpTypeCooperativeMatrixKHR) || is_op(*d, Op::OpTypeCooperativeVectorNV)) return true;
+    if (is_op(*d, Op::OpTypeCooperativeMatrixKHR) || is_op(*d, Op::OpTypeCooperativeMatrixNV) ||
+        is_op(*d, Op::OpTypeCooperativeVectorNV)) return true;
     if (is_op(*d, Op::OpTypeArray) || is_op(*d, Op::OpTypeRuntimeArray)) return !d->operands.empty() && holds_matrix(d->operands[0]);
     if (is_op(*d, Op::OpTypeStruct))
       for (Id mem : d->operands)
@@ -330,7 +333,7 @@ class Analysis {
 
   bool is_matrix_type(Id t) const {
     const Instruction* d = m_.global(t);
-    return d && is_op(*d, Op::OpTypeCooperativeMatrixKHR);
+    return d && (is_op(*d, Op::OpTypeCooperativeMatrixKHR) || is_op(*d, Op::OpTypeCooperativeMatrixNV));
   }
   Id type_of_value(Id v) const {
     const Instruction* d = m_.def(v);

@@ -30,6 +30,7 @@ bool subgroup_width_observable(const Module& module) {
       case C::SubgroupVoteKHR:
       case C::Groups:
       case C::CooperativeMatrixKHR:
+      case C::CooperativeMatrixNV:
       case C::BFloat16CooperativeMatrixKHR:
       case C::Float8CooperativeMatrixEXT:
       case C::CooperativeMatrixReductionsEXT:

@@ -80,6 +80,10 @@ struct CompileOptions {
   // cooperativeMatrixRobustBufferAccess: cooperative matrix loads and stores follow the
   // robust buffer access rules even when robust_buffer_access is off.
   bool robust_matrix_access = false;
+  // VK_NV_cooperative_matrix's cooperativeMatrix: the legacy NV types and instructions
+  // (SPV_NV_cooperative_matrix, capability CooperativeMatrixNV), on the same combinations'
+  // subgroup entries without saturation. Off: a module declaring the capability fails.
+  bool nv_matrix = false;
   // VK_EXT_cooperative_matrix_maintenance1's features as the application enabled them;
   // a shader using what a disabled one guards fails to compile, naming the feature.
   bool matrix_reductions = false;      // cooperativeMatrixReductions
