@@ -94,4 +94,7 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   opts->matrix_conversions = dev.matrix_conversions;
   opts->matrix_per_element = dev.matrix_per_element;
   opts->matrix_get_coordinate = dev.matrix_get_coordinate;
+  opts->nv2.reductions = dev.nv2_reductions;
+  opts->nv2.conversions = dev.nv2_conversions;
+  opts->nv2.per_element = dev.nv2_per_element;
 }

@@ -8,6 +8,8 @@
 #include "vk_entrypoints.h"
 #include "vk_extensions.h"
 
+#include <string>
+
 #include <cstring>
 
 using namespace coopvk;
@@ -83,10 +85,14 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
   dev->cooperative_matrix_robust = requested_feature(info, "cooperativeMatrixRobustBufferAccess");
   dev->bfloat16_matrices = requested_feature(info, "shaderBFloat16CooperativeMatrix");
   dev->float8_matrices = requested_feature(info, "shaderFloat8CooperativeMatrix");
-  dev->matrix_reductions = requested_feature(info, "cooperativeMatrixReductions");
-  dev->matrix_conversions = requested_feature(info, "cooperativeMatrixConversions");
-  dev->matrix_per_element = requested_feature(info, "cooperativeMatrixPerElementOperations");
-  dev->matrix_get_coordinate = requested_feature(info, "cooperativeMatrixGetCoordinate");
+  dev->matrix_reductions = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixReductions");
+  dev->matrix_conversions = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixConversions");
+  dev->matrix_per_element = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixPerElementOperations");
+  dev->matrix_get_coordinate = requested_feature(info, "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixGetCoordinate");
+  const char* const nv2 = "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::";
+  dev->nv2_reductions = requested_feature(info, std::string(nv2) + "cooperativeMatrixReductions");
+  dev->nv2_conversions = requested_feature(info, std::string(nv2) + "cooperativeMatrixConversions");
+  dev->nv2_per_element = requested_feature(info, std::string(nv2) + "cooperativeMatrixPerElementOperations");
   dev->cooperative_vector = requested_feature(info, "cooperativeVector");
   dev->cooperative_vector_training = requested_feature(info, "cooperativeVectorTraining");
   dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);

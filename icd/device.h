@@ -34,6 +34,10 @@ struct Device : DispatchableObject {
   bool matrix_conversions = false;
   bool matrix_per_element = false;
   bool matrix_get_coordinate = false;
+  // VK_NV_cooperative_matrix2's features, as enabled (those coopvk offers)
+  bool nv2_reductions = false;
+  bool nv2_conversions = false;
+  bool nv2_per_element = false;
   bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
   // VK_NV_cooperative_vector, as enabled
   bool cooperative_vector = false;           // cooperativeVector

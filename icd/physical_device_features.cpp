@@ -62,12 +62,20 @@ constexpr std::string_view kSupported[] = {
     // VK_EXT_cooperative_matrix_maintenance1: the Properties2 query (icd/cooperative_caps.cpp)
     // and jit/src/coopmat/lower_coopmat_ext.cpp; e2e_matrix_maintenance1.
     // Qualified by struct: VkPhysicalDeviceCooperativeMatrix2FeaturesNV has members of the
-    // same names, and VK_NV_cooperative_matrix2 is not implemented.
+    // same names, each enabling only its own extension's capabilities.
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixProperties2",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixReductions",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixConversions",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixPerElementOperations",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixGetCoordinate",
+    // VK_NV_cooperative_matrix2: the subgroup-scope reductions, per-element operations and
+    // conversions (the maintenance1 lowering, plus OpCooperativeMatrixTransposeNV);
+    // e2e_matrix_maintenance1's NV2 cases. Workgroup scope, flexible dimensions, tensor
+    // addressing and block loads are not implemented (the spec lets the extension be
+    // listed with any one of its seven features).
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixReductions",
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixConversions",
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixPerElementOperations",
     // bfloat16 and float8 (SPV_KHR_bfloat16, SPV_EXT_float8): their bits in integers,
     // converted by kernels/number_formats; unit_jit_special_floats.
     "shaderBFloat16Type",

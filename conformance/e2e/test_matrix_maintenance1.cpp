@@ -5,7 +5,10 @@
 // Row|Column (min) and 2x2 (a user function that branches) reductions, a per-element
 // callback with coordinates, an extra scalar, a second matrix, a branch and a nested call,
 // OpCooperativeMatrixGetCoordinateEXT for every component index, and use conversions with
-// and without transpose and with a component-type change. Each is checked against a
+// and without transpose and with a component-type change. The same shaders in
+// VK_NV_cooperative_matrix2's spelling (nv2_*: its reduce, per-element, convert and
+// transpose-to-B forms, no coordinates) run on a device that enabled only NV2's three
+// features, which VK_NV_cooperative_matrix2 is listed with. Each is checked against a
 // scalar reference computed here; inputs are small integers, so float results are exact
 // (or rounded once, as the reference rounds them) and integer results wrap exactly as the
 // component type does (compared bit for bit).
@@ -104,8 +107,26 @@ ComputeJob m1_job(const std::string& name, uint32_t sg, std::vector<std::pair<ui
   return job;
 }
 
-// m1_ops: reductions, per-element, coordinates, on tiles of M x N.
-void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg) {
+// Which spelling the shaders use: maintenance1 (m1_*) or VK_NV_cooperative_matrix2 (nv2_*).
+enum class Flavour { M1, NV2 };
+std::string shader_name(Flavour fl, const char* kind, const M1Type& ty) {
+  return std::string(fl == Flavour::NV2 ? "nv2_" : "m1_") + kind + "_" + ty.tag;
+}
+
+// A device with cooperative matrices and only VK_NV_cooperative_matrix2's reductions,
+// conversions and per-element operations.
+struct Nv2Device {
+  MatrixDevice md;
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  Nv2Device() {
+    nv2.cooperativeMatrixReductions = nv2.cooperativeMatrixConversions = nv2.cooperativeMatrixPerElementOperations = VK_TRUE;
+    md.f8.pNext = &nv2;
+    md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
+  }
+};
+
+// m1_ops: reductions, per-element, coordinates (maintenance1 only), on tiles of M x N.
+void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg, Flavour fl) {
   INFO(ty.tag << " " << M << "x" << N << " at subgroup size " << sg);
   const NumberFormat f = ty.f;
   const uint32_t tile = M * N;
@@ -115,7 +136,7 @@ void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t s
   std::vector<double> x, y;
   reduction_inputs(f, rng, kTiles, tile, X, x);
   reduction_inputs(f, rng, kTiles, tile, Y, y);
-  ComputeJob job = m1_job(std::string("m1_ops_") + ty.tag, sg, {spec(1, M), spec(2, N)});
+  ComputeJob job = m1_job(shader_name(fl, "ops", ty), sg, {spec(1, M), spec(2, N)});
   job.buffers = {&X, &Y, &O, &Coord};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
   for (uint32_t t = 0; t < kTiles; ++t) {
@@ -161,6 +182,10 @@ void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t s
   }
   // Coordinates: every (lane, component) of every tile names an element holding the
   // component's value, and together they name each element exactly once.
+  if (fl == Flavour::NV2) {
+    for (uint8_t byte : Coord) REQUIRE(byte == 0xEE);  // the NV2 shader has no coordinate query
+    return;
+  }
   const uint32_t len = tile / sg;
   for (uint32_t t = 0; t < kTiles; ++t) {
     std::vector<int> seen(tile, 0);
@@ -180,7 +205,7 @@ void check_ops(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t s
 }
 
 // m1_quad: 2x2 reduction of M x N to (M/2) x (N/2) with `larger`.
-void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg) {
+void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t sg, Flavour fl) {
   INFO(ty.tag << " 2x2 of " << M << "x" << N << " at subgroup size " << sg);
   const NumberFormat f = ty.f;
   const uint32_t tile = M * N, half = tile / 4;
@@ -189,7 +214,7 @@ void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t 
   std::mt19937 rng(M + N + sg);
   std::vector<double> x;
   reduction_inputs(f, rng, kTiles, tile, X, x);
-  ComputeJob job = m1_job(std::string("m1_quad_") + ty.tag, sg, {spec(1, M), spec(2, N)});
+  ComputeJob job = m1_job(shader_name(fl, "quad", ty), sg, {spec(1, M), spec(2, N)});
   job.buffers = {&X, &Y, &O, &C};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
   for (uint32_t t = 0; t < kTiles; ++t) {
@@ -211,7 +236,7 @@ void check_quad(Device& dev, const M1Type& ty, uint32_t M, uint32_t N, uint32_t 
 }
 
 // m1_convert: S x S accumulator -> transposed A, B, back to an accumulator, and to U as A.
-void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg) {
+void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg, Flavour fl) {
   INFO(ty.tag << " conversions at " << S << "x" << S << ", subgroup size " << sg);
   const NumberFormat f = ty.f, u = ty.u;
   const uint32_t tile = S * S;
@@ -221,7 +246,7 @@ void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg) {
   std::uniform_int_distribution<int> dist(is_int_format(f) && !is_signed_format(f) ? 0 : -100, 100);
   std::vector<double> x(kTiles * tile);
   for (size_t i = 0; i < x.size(); ++i) put(X, i, f, x[i] = as_type(f, dist(rng)));  // what X holds
-  ComputeJob job = m1_job(std::string("m1_convert_") + ty.tag, sg, {spec(1, S)});
+  ComputeJob job = m1_job(shader_name(fl, "convert", ty), sg, {spec(1, S)});
   job.buffers = {&X, &Y, &O, &U};
   REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
   for (uint32_t t = 0; t < kTiles; ++t)
@@ -230,9 +255,9 @@ void check_convert(Device& dev, const M1Type& ty, uint32_t S, uint32_t sg) {
         INFO("tile " << t << " (" << r << ", " << c << ")");
         const size_t base = size_t(t) * tile * 3;
         double v = x[t * tile + r * S + c];
-        CHECK(get_bits(O, base + c * S + r, f) == encode(f, v));             // transposed: (r, c) -> (c, r)
+        CHECK(get_bits(O, base + c * S + r, f) == encode(f, v));             // transposed (A; NV2: B)
         CHECK(get_bits(O, base + tile + r * S + c, f) == encode(f, v));      // as B
-        // Back from the transposed A: acc transposed, stored column-major: x's layout again.
+        // Back from the transposed A (NV2: the transposed B stored column-major): x's layout again.
         CHECK(get_bits(O, base + 2 * tile + r * S + c, f) == encode(f, v));
         // To U: integers truncate to U's width (OpSConvert / OpUConvert), floats round.
         CHECK(get_bits(U, t * tile + r * S + c, u) == encode(u, v));
@@ -299,13 +324,6 @@ TEST_CASE("VK_EXT_cooperative_matrix_maintenance1 is advertised with all five fe
   CHECK(m1.cooperativeMatrixConversions == VK_TRUE);
   CHECK(m1.cooperativeMatrixPerElementOperations == VK_TRUE);
   CHECK(m1.cooperativeMatrixGetCoordinate == VK_TRUE);
-  // VK_NV_cooperative_matrix2 shares these member names and is not implemented.
-  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
-  f2.pNext = &nv2;
-  vkGetPhysicalDeviceFeatures2(inst.physical, &f2);
-  CHECK(nv2.cooperativeMatrixReductions == VK_FALSE);
-  CHECK(nv2.cooperativeMatrixConversions == VK_FALSE);
-  CHECK(nv2.cooperativeMatrixPerElementOperations == VK_FALSE);
   MatrixDevice md(false, true);
   Device dev(md.opts);
   CHECK(dev.device != VK_NULL_HANDLE);
@@ -387,9 +405,8 @@ TEST_CASE("vkGetPhysicalDeviceCooperativeMatrixProperties2EXT through the loader
   }
 }
 
-TEST_CASE("reductions, per-element operations and coordinates on every accumulator type and shape, at every subgroup size") {
-  MatrixDevice md(false, true);
-  Device dev(md.opts);
+namespace {
+void run_ops(Device& dev, Flavour fl) {
   const auto props = matrix_properties(dev.inst);
   const auto sizes = subgroup_size_list(dev.inst.physical);
   int ops_runs = 0, quad_runs = 0;
@@ -398,11 +415,11 @@ TEST_CASE("reductions, per-element operations and coordinates on every accumulat
     CHECK(acc.count({16, 16}) == 1);  // every type has a 16x16 accumulator (cooperative_caps.cpp)
     for (auto [m, n] : acc)
       for (uint32_t sg : sizes) {
-        check_ops(dev, ty, m, n, sg);
+        check_ops(dev, ty, m, n, sg, fl);
         ++ops_runs;
         // A 2x2 reduction needs the half-size accumulator type too.
         if (m % 2 == 0 && n % 2 == 0 && acc.count({m / 2, n / 2})) {
-          check_quad(dev, ty, m, n, sg);
+          check_quad(dev, ty, m, n, sg, fl);
           ++quad_runs;
         }
       }
@@ -411,9 +428,7 @@ TEST_CASE("reductions, per-element operations and coordinates on every accumulat
   CHECK(quad_runs > 0);
 }
 
-TEST_CASE("use conversions with and without transpose, and with a component-type change") {
-  MatrixDevice md(false, true);
-  Device dev(md.opts);
+void run_conversions(Device& dev, Flavour fl) {
   const auto props = matrix_properties(dev.inst);
   const auto sizes = subgroup_size_list(dev.inst.physical);
   int runs = 0;
@@ -424,7 +439,7 @@ TEST_CASE("use conversions with and without transpose, and with a component-type
       std::pair<uint32_t, uint32_t> sq{s, s};
       if (!acc.count(sq) || !a.count(sq) || !b.count(sq) || !ua.count(sq)) continue;
       for (uint32_t sg : sizes) {
-        check_convert(dev, ty, s, sg);
+        check_convert(dev, ty, s, sg, fl);
         ++runs;
       }
     }
@@ -432,10 +447,76 @@ TEST_CASE("use conversions with and without transpose, and with a component-type
   CHECK(runs >= int(std::size(kTypes) * sizes.size()));
 }
 
+}  // namespace
+
+TEST_CASE("reductions, per-element operations and coordinates on every accumulator type and shape, at every subgroup size") {
+  MatrixDevice md(false, true);
+  Device dev(md.opts);
+  run_ops(dev, Flavour::M1);
+}
+
+TEST_CASE("use conversions with and without transpose, and with a component-type change") {
+  MatrixDevice md(false, true);
+  Device dev(md.opts);
+  run_conversions(dev, Flavour::M1);
+}
+
+TEST_CASE("VK_NV_cooperative_matrix2 is listed with reductions, conversions and per-element operations only") {
+  Instance inst;
+  REQUIRE(device_extensions(inst.physical).count("VK_NV_cooperative_matrix2"));
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f};
+  vkGetPhysicalDeviceFeatures2(inst.physical, &f2);
+  CHECK(f.cooperativeMatrixReductions == VK_TRUE);
+  CHECK(f.cooperativeMatrixConversions == VK_TRUE);
+  CHECK(f.cooperativeMatrixPerElementOperations == VK_TRUE);
+  CHECK(f.cooperativeMatrixWorkgroupScope == VK_FALSE);
+  CHECK(f.cooperativeMatrixFlexibleDimensions == VK_FALSE);
+  CHECK(f.cooperativeMatrixTensorAddressing == VK_FALSE);
+  CHECK(f.cooperativeMatrixBlockLoads == VK_FALSE);
+  // Without flexible dimensions the flexible-dimensions query lists nothing.
+  auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV>(
+      vkGetInstanceProcAddr(inst.instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
+  REQUIRE(fn);
+  uint32_t n = 99;
+  CHECK(fn(inst.physical, &n, nullptr) == VK_SUCCESS);
+  CHECK(n == 0);
+  // Enabling a feature it lacks fails device creation.
+  Nv2Device nd;
+  nd.nv2.cooperativeMatrixWorkgroupScope = VK_TRUE;
+  VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  const float prio = 1.0f;
+  q.queueCount = 1;
+  q.pQueuePriorities = &prio;
+  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &nd.md.f2};
+  ci.queueCreateInfoCount = 1;
+  ci.pQueueCreateInfos = &q;
+  ci.enabledExtensionCount = uint32_t(nd.md.opts.extensions.size());
+  ci.ppEnabledExtensionNames = nd.md.opts.extensions.data();
+  VkDevice d = VK_NULL_HANDLE;
+  CHECK(vkCreateDevice(inst.physical, &ci, nullptr, &d) == VK_ERROR_FEATURE_NOT_PRESENT);
+}
+
+TEST_CASE("reductions, per-element operations and conversions in VK_NV_cooperative_matrix2 spelling at subgroup scope") {
+  Nv2Device nd;
+  Device dev(nd.md.opts);
+  run_ops(dev, Flavour::NV2);
+  run_conversions(dev, Flavour::NV2);
+  // The maintenance1 spellings whose capabilities differ (ConversionsEXT, GetCoordinateEXT)
+  // still need maintenance1's features.
+  for (const char* name : {"m1_ops_f32", "m1_convert_f32"}) {
+    INFO(name);
+    std::vector<uint8_t> X(4096 * 4), Y(4096 * 4), O(4096 * 16), C(4096 * 16);
+    ComputeJob job = m1_job(name, 8, {spec(1, 16), spec(2, 16)});
+    job.buffers = {&X, &Y, &O, &C};
+    CHECK(run_compute_job(dev, job) != VK_SUCCESS);
+  }
+}
+
 TEST_CASE("maintenance1 operations without their features fail pipeline creation, naming the feature") {
   MatrixDevice md;  // cooperative matrices on, maintenance1 features off
   Device dev(md.opts);
-  for (const char* name : {"m1_ops_f32", "m1_quad_f32", "m1_convert_f32"}) {
+  for (const char* name : {"m1_ops_f32", "m1_quad_f32", "m1_convert_f32", "nv2_ops_f32", "nv2_quad_f32", "nv2_convert_f32"}) {
     INFO(name);
     std::vector<uint8_t> X(4096 * 4), Y(4096 * 4), O(4096 * 16), C(4096 * 16);
     ComputeJob job = m1_job(name, 8, {spec(1, 16), spec(2, 16)});

@@ -40,27 +40,29 @@ void main() {
   coopMatLoad(b, y, t * tile, N, gl_CooperativeMatrixLayoutRowMajor);
   uint base = t * tile * 13;
   // Region 4 * mode + function: modes Row, Column, Row|Column; add, min, max, larger.
-#define REDUCE(mode, fn, region) \
-  coopMatReduceEXT(r, a, mode, fn); \
+#define REDUCE_STORE(mode, fn, region) \
+  REDUCE(r, a, mode, fn); \
   coopMatStore(r, o, base + (region) * tile, N, gl_CooperativeMatrixLayoutRowMajor)
-  REDUCE(gl_CooperativeMatrixReduceRowEXT, add, 0);
-  REDUCE(gl_CooperativeMatrixReduceRowEXT, minimum, 1);
-  REDUCE(gl_CooperativeMatrixReduceRowEXT, maximum, 2);
-  REDUCE(gl_CooperativeMatrixReduceRowEXT, larger, 3);
-  REDUCE(gl_CooperativeMatrixReduceColumnEXT, add, 4);
-  REDUCE(gl_CooperativeMatrixReduceColumnEXT, minimum, 5);
-  REDUCE(gl_CooperativeMatrixReduceColumnEXT, maximum, 6);
-  REDUCE(gl_CooperativeMatrixReduceColumnEXT, larger, 7);
-  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, add, 8);
-  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, minimum, 9);
-  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, maximum, 10);
-  REDUCE(gl_CooperativeMatrixReduceRowAndColumnEXT, larger, 11);
-  coopMatPerElementEXT(r, a, per_element, T(3), b);
+  REDUCE_STORE(REDUCE_ROW, add, 0);
+  REDUCE_STORE(REDUCE_ROW, minimum, 1);
+  REDUCE_STORE(REDUCE_ROW, maximum, 2);
+  REDUCE_STORE(REDUCE_ROW, larger, 3);
+  REDUCE_STORE(REDUCE_COLUMN, add, 4);
+  REDUCE_STORE(REDUCE_COLUMN, minimum, 5);
+  REDUCE_STORE(REDUCE_COLUMN, maximum, 6);
+  REDUCE_STORE(REDUCE_COLUMN, larger, 7);
+  REDUCE_STORE(REDUCE_ROW_AND_COLUMN, add, 8);
+  REDUCE_STORE(REDUCE_ROW_AND_COLUMN, minimum, 9);
+  REDUCE_STORE(REDUCE_ROW_AND_COLUMN, maximum, 10);
+  REDUCE_STORE(REDUCE_ROW_AND_COLUMN, larger, 11);
+  PER_ELEMENT(r, a, per_element, T(3), b);
   coopMatStore(r, o, base + 12 * tile, N, gl_CooperativeMatrixLayoutRowMajor);
+#ifndef NV2
   // Every component's coordinate, with the component's value to check it against.
   uint len = a.length();
   for (uint i = 0; i < len; ++i) {
     uvec2 rc = coopMatGetCoordinateEXT(a, i);
     coord[(t * len + i) * gl_SubgroupSize + gl_SubgroupInvocationID] = uvec4(rc, uint(BITS(a[i])), len);
   }
+#endif
 }

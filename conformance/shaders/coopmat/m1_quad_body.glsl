@@ -25,15 +25,15 @@ void main() {
   coopmat<T, gl_ScopeSubgroup, MH, NH, gl_MatrixUseAccumulator> q;
   coopMatLoad(a, x, t * M * N, N, gl_CooperativeMatrixLayoutRowMajor);
   uint q_tile = MH * NH, base = t * q_tile * 5;
-  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, add);
+  REDUCE(q, a, REDUCE_2X2, add);
   coopMatStore(q, o, base, NH, gl_CooperativeMatrixLayoutRowMajor);
-  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, minimum);
+  REDUCE(q, a, REDUCE_2X2, minimum);
   coopMatStore(q, o, base + q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
-  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, maximum);
+  REDUCE(q, a, REDUCE_2X2, maximum);
   coopMatStore(q, o, base + 2 * q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
-  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduce2x2EXT, larger);
+  REDUCE(q, a, REDUCE_2X2, larger);
   coopMatStore(q, o, base + 3 * q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
   // Row|Column may give a result of any shape: the whole tile's sum in every element.
-  coopMatReduceEXT(q, a, gl_CooperativeMatrixReduceRowAndColumnEXT, add);
+  REDUCE(q, a, REDUCE_ROW_AND_COLUMN, add);
   coopMatStore(q, o, base + 4 * q_tile, NH, gl_CooperativeMatrixLayoutRowMajor);
 }

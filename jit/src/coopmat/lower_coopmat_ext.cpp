@@ -25,7 +25,7 @@ namespace coopvk::jit {
 
 namespace {
 using Op = spv::Op;
-constexpr uint32_t kUseAccumulator = 2;
+constexpr uint32_t kUseB = 1, kUseAccumulator = 2;
 
 llvm::Value* element(llvm::IRBuilder<>& B, llvm::Value* mat, uint32_t r, uint32_t c) {
   return B.CreateExtractElement(B.CreateExtractValue(mat, r), uint64_t(c));
@@ -293,9 +293,9 @@ llvm::Value* Lowerer::matrix_reshaped_source(const Instruction& in, const TypeIn
   // the result's shape and use.
   const bool transpose = m.has_decoration(in.result, uint32_t(spv::Decoration::CooperativeMatrixTransposeEXT));
   if (st.scope != rt.scope) fail("conversion between cooperative matrices of different scopes", &in);
-  if ((st.use != rt.use || transpose) && !opts.matrix_conversions)
-    fail("changing a cooperative matrix's use or transposing it needs VK_EXT_cooperative_matrix_maintenance1's "
-         "cooperativeMatrixConversions feature",
+  if ((st.use != rt.use || transpose) && !conversions_enabled())
+    fail("changing a cooperative matrix's use or transposing it needs the cooperativeMatrixConversions feature of "
+         "VK_EXT_cooperative_matrix_maintenance1 or VK_NV_cooperative_matrix2",
          &in);
   if (!matrix_use_change_allowed(st, rt))
     fail("conversion between cooperative matrix uses other than accumulator <-> A or B", &in);
@@ -343,22 +343,48 @@ void Lowerer::lower_matrix_coordinate(const Instruction& in) {
   define_v(in.result, {coord, false});
 }
 
+void Lowerer::lower_matrix_transpose_nv(const Instruction& in) {
+  // SPV_NV_cooperative_matrix2, OpCooperativeMatrixTransposeNV: an accumulator to a B
+  // matrix of the swapped shape and (as the CTS and GLSL use it) the same component type.
+  Id src_t = type_of(in.operands.at(0));
+  if (!is_matrix(src_t) || !is_matrix(in.result_type)) fail("OpCooperativeMatrixTransposeNV of a non-matrix", &in);
+  const TypeInfo &st = type(src_t), &rt = type(in.result_type);
+  const TypeInfo &se = type(st.elem), &re = type(rt.elem);
+  bool same = st.elem == rt.elem || (se.op == uint16_t(Op::OpTypeInt) && re.op == uint16_t(Op::OpTypeInt) && se.width == re.width);
+  if (!same) fail("OpCooperativeMatrixTransposeNV keeps the component type (up to integer signedness)", &in);
+  if (st.scope != rt.scope) fail("OpCooperativeMatrixTransposeNV between cooperative matrices of different scopes", &in);
+  if (st.use != kUseAccumulator || rt.use != kUseB)
+    fail("OpCooperativeMatrixTransposeNV goes from an accumulator to a B matrix", &in);
+  if (st.rows != rt.cols || st.cols != rt.rows) fail("OpCooperativeMatrixTransposeNV's result has the source's columns as rows", &in);
+  define_v(in.result, {matrix_transpose(value_v(in.operands[0]).v, st), true});
+}
+
+// The NV2 capabilities enable the same instructions as the EXT ones (same opcodes); either
+// extension's feature allows them, and lower_module.cpp gates each capability on its own.
+bool Lowerer::conversions_enabled() const { return opts.matrix_conversions || opts.nv2.conversions; }
+
 bool Lowerer::lower_coopmat_ext(const Instruction& in) {
+  static const char* const kEither = " feature of VK_EXT_cooperative_matrix_maintenance1 or VK_NV_cooperative_matrix2";
   switch (static_cast<Op>(in.opcode)) {
-    case Op::OpCooperativeMatrixConvertUseEXT:
-      if (!opts.matrix_conversions)
-        fail("OpCooperativeMatrixConvertUseEXT needs VK_EXT_cooperative_matrix_maintenance1's cooperativeMatrixConversions feature", &in);
+    case Op::OpCooperativeMatrixConvertUseEXT:  // = OpCooperativeMatrixConvertNV
+      if (!conversions_enabled())
+        fail(std::string("OpCooperativeMatrixConvertUseEXT needs the cooperativeMatrixConversions") + kEither, &in);
       lower_matrix_convert_use(in);
       return true;
-    case Op::OpCooperativeMatrixReduceEXT:
-      if (!opts.matrix_reductions)
-        fail("OpCooperativeMatrixReduceEXT needs VK_EXT_cooperative_matrix_maintenance1's cooperativeMatrixReductions feature", &in);
+    case Op::OpCooperativeMatrixTransposeNV:
+      if (!opts.nv2.conversions)
+        fail("OpCooperativeMatrixTransposeNV needs VK_NV_cooperative_matrix2's cooperativeMatrixConversions feature", &in);
+      lower_matrix_transpose_nv(in);
+      return true;
+    case Op::OpCooperativeMatrixReduceEXT:  // = OpCooperativeMatrixReduceNV
+      if (!opts.matrix_reductions && !opts.nv2.reductions)
+        fail(std::string("OpCooperativeMatrixReduceEXT needs the cooperativeMatrixReductions") + kEither, &in);
       lower_matrix_reduce(in);
       return true;
-    case Op::OpCooperativeMatrixPerElementOpEXT:
-      if (!opts.matrix_per_element)
-        fail("OpCooperativeMatrixPerElementOpEXT needs VK_EXT_cooperative_matrix_maintenance1's "
-             "cooperativeMatrixPerElementOperations feature", &in);
+    case Op::OpCooperativeMatrixPerElementOpEXT:  // = OpCooperativeMatrixPerElementOpNV
+      if (!opts.matrix_per_element && !opts.nv2.per_element)
+        fail(std::string("OpCooperativeMatrixPerElementOpEXT needs the cooperativeMatrixPerElementOperations") + kEither,
+             &in);
       lower_matrix_per_element(in);
       return true;
     case Op::OpCooperativeMatrixGetCoordinateEXT:

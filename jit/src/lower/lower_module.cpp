@@ -132,15 +132,21 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   };
   const char* const m1 = "VK_EXT_cooperative_matrix_maintenance1";
   const char* const cv = "VK_NV_cooperative_vector";
+  const char* const cm2 = "VK_NV_cooperative_matrix2";
+  const char* const either = "VK_EXT_cooperative_matrix_maintenance1 or VK_NV_cooperative_matrix2";
   const GatedCapability gated[] = {
       {spv::Capability::CooperativeMatrixNV, "CooperativeMatrixNV", opts.nv_matrix, "VK_NV_cooperative_matrix",
        "cooperativeMatrix"},
-      {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT", opts.matrix_reductions, m1,
-       "cooperativeMatrixReductions"},
+      // CooperativeMatrixReductionsEXT and PerElementOperationsEXT have the values of the NV
+      // capabilities (5430, 5432): either extension's feature allows them.
+      {spv::Capability::CooperativeMatrixReductionsEXT, "CooperativeMatrixReductionsEXT / NV",
+       opts.matrix_reductions || opts.nv2.reductions, either, "cooperativeMatrixReductions"},
       {spv::Capability::CooperativeMatrixConversionsEXT, "CooperativeMatrixConversionsEXT", opts.matrix_conversions, m1,
        "cooperativeMatrixConversions"},
-      {spv::Capability::CooperativeMatrixPerElementOperationsEXT, "CooperativeMatrixPerElementOperationsEXT",
-       opts.matrix_per_element, m1, "cooperativeMatrixPerElementOperations"},
+      {spv::Capability::CooperativeMatrixConversionsNV, "CooperativeMatrixConversionsNV", opts.nv2.conversions, cm2,
+       "cooperativeMatrixConversions"},
+      {spv::Capability::CooperativeMatrixPerElementOperationsEXT, "CooperativeMatrixPerElementOperationsEXT / NV",
+       opts.matrix_per_element || opts.nv2.per_element, either, "cooperativeMatrixPerElementOperations"},
       {spv::Capability::CooperativeMatrixGetCoordinateEXT, "CooperativeMatrixGetCoordinateEXT", opts.matrix_get_coordinate,
        m1, "cooperativeMatrixGetCoordinate"},
       {spv::Capability::CooperativeVectorNV, "CooperativeVectorNV", opts.cooperative_vector, cv, "cooperativeVector"},

@@ -80,7 +80,7 @@ bool Lowerer::check_matrix_types(const Instruction& in) {
     case Op::OpFunctionCall: case Op::OpReturnValue: case Op::OpLoad: case Op::OpStore: case Op::OpVariable:
     case Op::OpUndef: case Op::OpCopyLogical: case Op::OpCooperativeMatrixConvertUseEXT:
     case Op::OpCooperativeMatrixReduceEXT: case Op::OpCooperativeMatrixPerElementOpEXT:
-    case Op::OpCooperativeMatrixGetCoordinateEXT:
+    case Op::OpCooperativeMatrixGetCoordinateEXT: case Op::OpCooperativeMatrixTransposeNV:
       return true;  // their own lowering checks the rest
     default:
       fail("instruction does not take cooperative matrix operands", &in);

@@ -402,6 +402,8 @@ class Lowerer {
   void lower_matrix_per_element(const Instruction& in);
   void lower_matrix_reduce(const Instruction& in);
   void lower_matrix_convert_use(const Instruction& in);
+  void lower_matrix_transpose_nv(const Instruction& in);
+  bool conversions_enabled() const;  // either extension's cooperativeMatrixConversions
   void lower_matrix_coordinate(const Instruction& in);
   llvm::Value* matrix_transpose(llvm::Value* mat, const TypeInfo& t);
   // Lane l: element at[l] (row, column); lanes past at.size() repeat at[0].

@@ -50,6 +50,10 @@ constexpr C kSupported[] = {
     C::CooperativeMatrixConversionsEXT,
     C::CooperativeMatrixPerElementOperationsEXT,
     C::CooperativeMatrixGetCoordinateEXT,
+    // VK_NV_cooperative_matrix2's forms of the same instructions, at subgroup scope
+    // (jit/src/coopmat/lower_coopmat_ext.cpp). ReductionsNV and PerElementOperationsNV
+    // share the EXT capabilities' values; ConversionsNV also enables TransposeNV.
+    C::CooperativeMatrixConversionsNV,
     C::CooperativeVectorNV,
     C::CooperativeVectorTrainingNV,
     // Composite constants and constructs of one replicated value: glslang's way to write

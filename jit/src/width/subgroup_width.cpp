@@ -37,6 +37,7 @@ bool subgroup_width_observable(const Module& module) {
       case C::CooperativeMatrixConversionsEXT:
       case C::CooperativeMatrixPerElementOperationsEXT:
       case C::CooperativeMatrixGetCoordinateEXT:
+      case C::CooperativeMatrixConversionsNV:  // ReductionsNV, PerElementOperationsNV: the EXT values
       case C::CooperativeVectorNV:
       case C::CooperativeVectorTrainingNV:
         return true;
