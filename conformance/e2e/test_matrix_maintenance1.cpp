@@ -513,6 +513,33 @@ TEST_CASE("reductions, per-element operations and conversions in VK_NV_cooperati
   }
 }
 
+TEST_CASE("NV2 shape and type changes: a transpose into another component type, a Row sum into 3x the columns, a 2x2 of 2x the shape") {
+  Nv2Device nd;
+  Device dev(nd.md.opts);
+  std::vector<uint8_t> X(32 * 32 * 2), T(16 * 16 * 4, 0xCD), R(16 * 48 * 2, 0xCD), Q(16 * 16 * 2, 0xCD);
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<double> x(32 * 32);
+  for (size_t i = 0; i < x.size(); ++i) put(X, i, NumberFormat::F16, x[i] = dist(rng));
+  ComputeJob job = m1_job("nv2_shapes", 8, {});
+  job.groups[0] = 1;
+  job.specialization = {spec(0, 8)};
+  job.buffers = {&X, &T, &R, &Q};
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  for (uint32_t r = 0; r < 16; ++r) {
+    double sum = 0;
+    for (uint32_t c = 0; c < 16; ++c) sum += x[r * 32 + c];
+    for (uint32_t c = 0; c < 16; ++c) {
+      INFO("(" << r << ", " << c << ")");
+      CHECK(get(T, c * 16 + r, NumberFormat::F32) == x[r * 32 + c]);  // transposed, as f32
+      const double m = std::max({x[2 * r * 32 + 2 * c], x[2 * r * 32 + 2 * c + 1], x[(2 * r + 1) * 32 + 2 * c],
+                                 x[(2 * r + 1) * 32 + 2 * c + 1]});
+      CHECK(get(Q, r * 16 + c, NumberFormat::F16) == m);
+    }
+    for (uint32_t c = 0; c < 48; ++c) CHECK(get(R, r * 48 + c, NumberFormat::F16) == sum);  // every column
+  }
+}
+
 TEST_CASE("maintenance1 operations without their features fail pipeline creation, naming the feature") {
   MatrixDevice md;  // cooperative matrices on, maintenance1 features off
   Device dev(md.opts);

@@ -94,12 +94,19 @@ void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
          at);
   kernels::NumberFormat f = number_format(t.elem, true);
   bool listed = false;
+  // A shape is a whole number of an entry's shapes for the use: reductions make such
+  // matrices from listed ones (SPV_NV_cooperative_matrix2 / maintenance1, "Reduce": a Row
+  // result "can have any supported number of columns", a 2x2 source is twice a listed
+  // result; the CTS's reduce_*_changedim and *_2x2 cases use 3x and 2x shapes), and every
+  // operation but the multiply-add works on any shape. Multiply-adds must match an entry
+  // exactly (check_matrix_combination).
+  auto fits = [&](uint32_t rows, uint32_t cols) { return rows && cols && t.rows % rows == 0 && t.cols % cols == 0; };
   for (const MatrixCombination& c : opts.matrix_combinations) {
     using U = spv::CooperativeMatrixUse;
     auto fmt = [](uint8_t v) { return static_cast<kernels::NumberFormat>(v); };
-    const bool a = t.rows == c.m && t.cols == c.k && same_storage(f, fmt(c.a));
-    const bool b = t.rows == c.k && t.cols == c.n && same_storage(f, fmt(c.b));
-    const bool acc = t.rows == c.m && t.cols == c.n && (same_storage(f, fmt(c.c)) || same_storage(f, fmt(c.result)));
+    const bool a = fits(c.m, c.k) && same_storage(f, fmt(c.a));
+    const bool b = fits(c.k, c.n) && same_storage(f, fmt(c.b));
+    const bool acc = fits(c.m, c.n) && (same_storage(f, fmt(c.c)) || same_storage(f, fmt(c.result)));
     // An NV matrix has no use: it may be any operand of some entry (NV entries never saturate).
     if (nv) listed |= !c.saturating && (a || b || acc);
     else if (t.use == uint32_t(U::MatrixAKHR)) listed |= a;

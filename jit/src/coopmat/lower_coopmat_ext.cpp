@@ -345,18 +345,31 @@ void Lowerer::lower_matrix_coordinate(const Instruction& in) {
 
 void Lowerer::lower_matrix_transpose_nv(const Instruction& in) {
   // SPV_NV_cooperative_matrix2, OpCooperativeMatrixTransposeNV: an accumulator to a B
-  // matrix of the swapped shape and (as the CTS and GLSL use it) the same component type.
+  // matrix of the swapped shape. The component type may change too (the text does not
+  // require it to match, and the CTS's transpose_acc_to_b cases change it): the
+  // transposed value is then converted as OpFConvert / OpSConvert / OpUConvert would.
   Id src_t = type_of(in.operands.at(0));
   if (!is_matrix(src_t) || !is_matrix(in.result_type)) fail("OpCooperativeMatrixTransposeNV of a non-matrix", &in);
   const TypeInfo &st = type(src_t), &rt = type(in.result_type);
-  const TypeInfo &se = type(st.elem), &re = type(rt.elem);
-  bool same = st.elem == rt.elem || (se.op == uint16_t(Op::OpTypeInt) && re.op == uint16_t(Op::OpTypeInt) && se.width == re.width);
-  if (!same) fail("OpCooperativeMatrixTransposeNV keeps the component type (up to integer signedness)", &in);
   if (st.scope != rt.scope) fail("OpCooperativeMatrixTransposeNV between cooperative matrices of different scopes", &in);
   if (st.use != kUseAccumulator || rt.use != kUseB)
     fail("OpCooperativeMatrixTransposeNV goes from an accumulator to a B matrix", &in);
   if (st.rows != rt.cols || st.cols != rt.rows) fail("OpCooperativeMatrixTransposeNV's result has the source's columns as rows", &in);
-  define_v(in.result, {matrix_transpose(value_v(in.operands[0]).v, st), true});
+  llvm::Value* transposed = matrix_transpose(value_v(in.operands[0]).v, st);
+  if (st.elem != rt.elem) {
+    // The value conversion SPIR-V would spell for these component types.
+    const TypeInfo &se = type(st.elem), &re = type(rt.elem);
+    const bool fin = se.op == uint16_t(Op::OpTypeFloat), fout = re.op == uint16_t(Op::OpTypeFloat);
+    Instruction conv = in;
+    conv.opcode = uint16_t(fin && fout   ? Op::OpFConvert
+                           : fin         ? (re.is_signed ? Op::OpConvertFToS : Op::OpConvertFToU)
+                           : fout        ? (se.is_signed ? Op::OpConvertSToF : Op::OpConvertUToF)
+                           : se.is_signed ? Op::OpSConvert
+                                          : Op::OpUConvert);
+    transposed = convert_leaves(conv, transposed, st.elem, rt.elem, matrix_type(in.result_type),
+                                uint64_t(rt.rows) * rt.cols);
+  }
+  define_v(in.result, {transposed, true});
 }
 
 // The NV2 capabilities enable the same instructions as the EXT ones (same opcodes); either
