@@ -74,9 +74,11 @@ TEST_CASE("mutated shaders compile or fail cleanly") {
 }
 
 TEST_CASE("mutated cooperative-matrix shaders compile or fail cleanly") {
-  // KHR multiply-add and element-wise shaders, and the maintenance1 reductions, per-element
-  // callbacks, coordinates and use conversions, with their features and types on.
-  std::string name = GENERATE("muladd_f16_f32", "ops_f32", "m1_ops_f32", "m1_quad_f32", "m1_convert_f32");
+  // KHR multiply-add and element-wise shaders, the maintenance1 reductions, per-element
+  // callbacks, coordinates and use conversions and their VK_NV_cooperative_matrix2
+  // spellings, and the legacy NV multiply-add, with their features and types on.
+  std::string name = GENERATE("muladd_f16_f32", "ops_f32", "m1_ops_f32", "m1_quad_f32", "m1_convert_f32", "nv2_ops_f32",
+                              "nv2_quad_f32", "nv2_convert_f32", "nv_muladd_f16_f32");
   CompileOptions opts = storage_options();
   using NF = coopvk::kernels::NumberFormat;
   auto f = [](NF x) { return uint8_t(x); };
@@ -85,6 +87,7 @@ TEST_CASE("mutated cooperative-matrix shaders compile or fail cleanly") {
                               {16, 16, 16, f(NF::F32), f(NF::F32), f(NF::F32), f(NF::F32), false},
                               {8, 8, 8, f(NF::F32), f(NF::F32), f(NF::F32), f(NF::F32), false}};
   opts.matrix_reductions = opts.matrix_conversions = opts.matrix_per_element = opts.matrix_get_coordinate = true;
+  opts.nv2.reductions = opts.nv2.conversions = opts.nv2.per_element = opts.nv_matrix = true;
   opts.specialization = {{0, {16, 0, 0, 0}}};  // two subgroups of the default 8 lanes
   mutate_and_compile(name, opts);
 }

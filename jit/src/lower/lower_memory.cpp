@@ -559,7 +559,10 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     case spv::Op::OpVariable: {
       uint32_t sc = o.at(0);
       if (sc != uint32_t(spv::StorageClass::Function)) fail("local variable outside Function storage", &in);
+      if (type(in.result_type).op != uint16_t(spv::Op::OpTypePointer) || !type(in.result_type).elem)
+        fail("OpVariable's result type is not a typed pointer", &in);
       Id pointee = type(in.result_type).elem;
+      if (o.size() > 1 && type_of(o[1]) != pointee) fail("OpVariable's initializer is not of its pointee type", &in);
       if (is_uniform(in.result)) {
         // Rep layout (lowerer.h): one lane vector per scalar, reached by uniform indices.
         llvm::AllocaInst* mem = entry_alloca(lane_rep_type(pointee));
@@ -616,6 +619,10 @@ bool Lowerer::lower_memory_op(const Instruction& in) {
     }
     case spv::Op::OpStore: {
       Id ptr = o.at(0);
+      // SPIR-V, OpStore: "The type of Object must be the same as the type Pointer points to".
+      const TypeInfo& pt = type(type_of(ptr));
+      if (pt.op != uint16_t(spv::Op::OpTypePointer) || !pt.elem || type_of(o.at(1)) != pt.elem)
+        fail("OpStore of an object whose type is not the pointer's pointee type", &in);
       if (!store_packed_from_buffer(in)) store_through(ptr, type(type_of(ptr)).elem, o.at(1), aligned_operand(o, 2));
       return true;
     }
