@@ -5,10 +5,12 @@
 // (add, sub, times scalar, constant matrices, per-component access through
 // OpCooperativeMatrixLengthNV) and column-major stores give what a CPU reference computes;
 // and the NV capability fails pipeline creation on a device that enabled only the KHR
-// feature, as does an NV type of a size no entry lists.
+// feature, as does an NV type of a size no entry lists; cooperativeMatrixRobustBufferAccess
+// makes a tile past a bound range read zero.
 // Inputs are small integers: float results are exact, integer results wrap (matrix_reference.h).
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,7 +30,8 @@ struct NvMatrixDevice {
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &v12};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
   DeviceOptions opts;
-  NvMatrixDevice(bool with_nv, bool with_khr) {
+  NvMatrixDevice(bool with_nv, bool with_khr, bool robust = false) {
+    nv.cooperativeMatrixRobustBufferAccess = robust ? VK_TRUE : VK_FALSE;
     f2.features.shaderInt16 = VK_TRUE;
     v11.storageBuffer16BitAccess = VK_TRUE;
     v12.storageBuffer8BitAccess = v12.shaderFloat16 = v12.shaderInt8 = v12.vulkanMemoryModel = VK_TRUE;
@@ -67,7 +70,9 @@ struct NvCase {
 };
 
 // D[t] = A[t] x B[t] + C[t] and E[t] = transpose(2 D[t] - C[t] + 1), tiles t of padded strides.
-void run_nv_muladd(Device& dev, const NvCase& nc, uint32_t subgroup_size, bool b_colmajor) {
+// c_tiles < 4: C's buffer holds only that many tiles, so (with cooperativeMatrixRobustBufferAccess)
+// the later tiles read C as zero.
+void run_nv_muladd(Device& dev, const NvCase& nc, uint32_t subgroup_size, bool b_colmajor, uint32_t c_tiles = 4) {
   const uint32_t M = nc.m, N = nc.n, K = nc.k, subgroups = 2, groups = 2, tiles = subgroups * groups;
   const uint32_t lda = K + 3, ldb = (b_colmajor ? K : N) + 5, ldc = N + 1, b_lines = b_colmajor ? N : K;
   const uint32_t ldd = std::max(M, N) + 2;  // D row-major (M rows), E column-major (N columns)
@@ -87,6 +92,10 @@ void run_nv_muladd(Device& dev, const NvCase& nc, uint32_t subgroup_size, bool b
         put(Bm, b_colmajor ? (t * N + j) * ldb + k : (t * K + k) * ldb + j, fa, bv[(t * K + k) * N + j] = dist(rng));
     for (uint32_t i = 0; i < M; ++i)
       for (uint32_t j = 0; j < N; ++j) put(C, (t * M + i) * ldc + j, fc, cv[(t * M + i) * N + j] = dist(rng));
+  }
+  if (c_tiles < tiles) {
+    C.resize(size_t(c_tiles) * M * ldc * sc);
+    std::fill(cv.begin() + size_t(c_tiles) * M * N, cv.end(), 0.0);  // what a robust read gives
   }
   ComputeJob job;
   job.spirv = shader(std::string("nv_muladd_") + nc.a.tag + "_" + nc.c.tag);
@@ -194,6 +203,15 @@ TEST_CASE("every VK_NV_cooperative_matrix entry multiplies, adds, scales and sto
         run_nv_muladd(dev, {a, c, p.MSize, p.NSize, p.KSize}, sg, true);
     }
   }
+}
+
+TEST_CASE("VK_NV_cooperative_matrix's cooperativeMatrixRobustBufferAccess: a tile past C's bound range reads zero") {
+  NvMatrixDevice nd(true, false, true);
+  Device dev(nd.opts);
+  Format f16{NumberFormat::F16, "f16"}, f32{NumberFormat::F32, "f32"};
+  run_nv_muladd(dev, {f16, f32, 16, 16, 16}, 32, false, 2);
+  Format s8{NumberFormat::I8, "s8"}, s32{NumberFormat::I32, "s32"};
+  run_nv_muladd(dev, {s8, s32, 16, 16, 32}, 8, true, 3);
 }
 
 TEST_CASE("NV cooperative matrix shaders fail pipeline creation without the NV feature or off the list") {
