@@ -99,26 +99,13 @@ void Lowerer::collect_types() {
         t.elem = o.empty() ? 0 : o[0];
         t.members.assign(o.begin() + (o.empty() ? 0 : 1), o.end());
         break;
-      case spv::Op::OpTypeCooperativeMatrixKHR: {
-        // (component type, scope, rows, columns, use): the four are constant
-        // instructions, possibly specialization constants, fixed by now.
-        need(5);
-        t.elem = o[0];
-        auto e = types_.find(t.elem);
-        if (e == types_.end() || (e->second.op != uint16_t(spv::Op::OpTypeInt) &&
-                                   e->second.op != uint16_t(spv::Op::OpTypeFloat)))
-          fail("cooperative matrix of a non-numeric component type", &in);
-        t.scope = uint32_t(constant_u64(o[1]));
-        t.rows = uint32_t(constant_u64(o[2]));
-        t.cols = uint32_t(constant_u64(o[3]));
-        t.use = uint32_t(constant_u64(o[4]));
-        check_coopmat_type(t, &in);
-        break;
-      }
+      case spv::Op::OpTypeCooperativeMatrixKHR:
       case spv::Op::OpTypeCooperativeMatrixNV: {
-        // (component type, scope, rows, columns): a KHR matrix of no particular use
-        // (nv_cooperative_matrix.h), the same rep and the same operations.
-        need(4);
+        // (component type, scope, rows, columns[, use]): constant instructions, possibly
+        // specialization constants, fixed by now. The NV type has no use: it becomes a KHR
+        // matrix of use kUseNV (nv_cooperative_matrix.h), the same rep and operations.
+        const bool nv = in.opcode == uint16_t(spv::Op::OpTypeCooperativeMatrixNV);
+        need(nv ? 4 : 5);
         t.op = uint16_t(spv::Op::OpTypeCooperativeMatrixKHR);
         t.elem = o[0];
         auto e = types_.find(t.elem);
@@ -128,7 +115,7 @@ void Lowerer::collect_types() {
         t.scope = uint32_t(constant_u64(o[1]));
         t.rows = uint32_t(constant_u64(o[2]));
         t.cols = uint32_t(constant_u64(o[3]));
-        t.use = TypeInfo::kUseNV;
+        t.use = nv ? TypeInfo::kUseNV : uint32_t(constant_u64(o[4]));
         check_coopmat_type(t, &in);
         break;
       }
