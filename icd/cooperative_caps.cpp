@@ -150,8 +150,10 @@ constexpr Limits kLimits = {
     // is the only stage coopvk has.
     .matrix_stages = VK_SHADER_STAGE_COMPUTE_BIT,
     .workgroup_scope_max_workgroup_size = kMaxWorkgroup,
-    // Required minimum 256 (limits); llama.cpp's coopmat2 path wants >= 512.
-    .flexible_dimensions_max_dimension = 1024,
+    // The required minimum (limits), and what the JIT holds: a matrix is one LLVM value
+    // of rows x <cols x T> (jit/src/coopmat/lower_coopmat.cpp), at most 256 either way.
+    // llama.cpp's coopmat2 path wants >= 512.
+    .flexible_dimensions_max_dimension = 256,
     // Workgroup-scope matrices live in the JIT's own frames, not in shared memory.
     .workgroup_scope_reserved_shared_memory = 0,
     .vector_stages = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -192,18 +194,49 @@ VkResult enumerate(uint32_t* count, Out* out, Each&& each) {
   return total > capacity ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-// Smallest workgroup a workgroup-scope matrix can have: one subgroup of the smallest
-// size a shader may run with (a workgroup-scope shader's workgroup is a power-of-two
-// multiple of its effective subgroup size, VUID-VkPipelineShaderStageCreateInfo-module-10169).
+// Smallest workgroup the flexible-dimensions query lists for workgroup scope: one subgroup
+// of the largest size a pipeline may require, so that every listed workgroup is a
+// power-of-two multiple of any effective subgroup size, as
+// VUID-VkPipelineShaderStageCreateInfo-module-10169 requires (the Vulkan CTS runs each listed
+// workgroup size at the largest subgroup size too). The Properties2 query still answers
+// for every power of two from VkPhysicalDeviceSubgroupProperties::subgroupSize (chapter,
+// vkGetPhysicalDeviceCooperativeMatrixProperties2EXT).
 uint32_t smallest_workgroup(const DeviceFacts& f) {
-  uint32_t s = f.subgroup_size;
-  if (f.min_subgroup_size && f.min_subgroup_size < s) s = f.min_subgroup_size;
-  return s ? s : 1;
+  return std::max({f.subgroup_size, f.max_subgroup_size, 1u});
 }
 
 }  // namespace
 
-std::span<const MatrixEntry> matrix_table() { return kMatrices; }
+namespace {
+bool same_types(const MatrixEntry& x, const MatrixEntry& y) {
+  return x.a == y.a && x.b == y.b && x.c == y.c && x.result == y.result && x.saturating == y.saturating;
+}
+
+// kMatrices, then every subgroup entry whose component types (and saturation) no
+// workgroup entry has, again at workgroup scope with its shape as the granularity: the
+// workgroup-scope code (jit/src/coopmat/lower_coopmat_workgroup.cpp) runs any
+// combination the tile kernels do, and a type that only exists at subgroup scope would
+// make the CTS skip workgroup cases of that type for no reason.
+std::vector<MatrixEntry> build_table() {
+  std::vector<MatrixEntry> t(std::begin(kMatrices), std::end(kMatrices));
+  for (const MatrixEntry& e : kMatrices) {
+    if (e.scope != S) continue;
+    bool covered = false;
+    for (const MatrixEntry& w : t) covered = covered || (w.scope == W && same_types(w, e));
+    if (covered) continue;
+    MatrixEntry w = e;
+    w.scope = W;
+    w.max_invocations = kMaxWorkgroup;
+    t.push_back(w);
+  }
+  return t;
+}
+}  // namespace
+
+std::span<const MatrixEntry> matrix_table() {
+  static const std::vector<MatrixEntry> table = build_table();
+  return table;
+}
 std::span<const VectorEntry> vector_table() { return kVectors; }
 const Limits& limits() { return kLimits; }
 
@@ -230,7 +263,7 @@ VkResult matrix_properties_khr(const DeviceFacts& f, uint32_t* count,
     // 8x8x8 entries lead, as lavapipe's do.
     auto fits = [&](const MatrixEntry& e) { return f.subgroup_size == 0 || e.m <= f.subgroup_size; };
     for (int pass = 0; pass < 2; ++pass)
-    for (const MatrixEntry& e : kMatrices) {
+    for (const MatrixEntry& e : matrix_table()) {
       if (e.scope != S || !entry_available(e, f) || fits(e) != (pass == 0)) continue;
       emit([&](VkCooperativeMatrixPropertiesKHR& p) {
         p.MSize = e.m;
@@ -337,7 +370,7 @@ VkResult matrix_properties2_ext(const DeviceFacts& f,
   // subgroupSize. Workgroup scope: the entries whose workgroup range holds `invocations`
   // (invocations is ignored for subgroup scope).
   return enumerate(count, out, [&](auto&& emit) {
-    for (const MatrixEntry& e : kMatrices) {
+    for (const MatrixEntry& e : matrix_table()) {
       if (e.scope != info->scope || e.saturating != saturating || !entry_available(e, f)) continue;
       if (e.scope == W && info->invocations > e.max_invocations) continue;
       emit([&](VkCooperativeMatrixProperties2EXT& p) {
@@ -379,14 +412,14 @@ VkResult flexible_dimensions_properties_nv(const DeviceFacts& f, uint32_t* count
     // "if multiple workgroup sizes are supported there may be multiple ... structures").
     // Without the workgroup-scope feature there are none to report.
     if (f.workgroup_scope) {
-      for (const MatrixEntry& e : kMatrices) {
+      for (const MatrixEntry& e : matrix_table()) {
         if (e.scope != W || !entry_available(e, f)) continue;
         for (uint32_t inv = smallest_workgroup(f); inv <= e.max_invocations; inv *= 2) put(e, inv);
       }
     }
     // Subgroup scope: the same shapes as the KHR list, read as granularities; the
     // workgroup size does not matter for them, reported as 0.
-    for (const MatrixEntry& e : kMatrices)
+    for (const MatrixEntry& e : matrix_table())
       if (e.scope == S && entry_available(e, f)) put(e, 0);
   });
 }

@@ -82,11 +82,25 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   // What the application enabled, not what the device could do.
   facts.bfloat16_matrices = dev.bfloat16_matrices;
   facts.float8_matrices = dev.float8_matrices;
+  // Subgroup entries are exact shapes, or granularities with cooperativeMatrixFlexibleDimensions;
+  // workgroup entries (cooperativeMatrixWorkgroupScope) are always granularities: the queries
+  // that report them (Properties2 EXT, flexible dimensions NV) say so.
+  const bool flexible = dev.nv2_flexible_dimensions;
+  const uint32_t max_dim = caps::limits().flexible_dimensions_max_dimension;
   for (const caps::MatrixEntry& e : caps::matrix_table()) {
-    if (e.scope != VK_SCOPE_SUBGROUP_KHR || !caps::entry_available(e, facts)) continue;
+    const bool wg = e.scope == VK_SCOPE_WORKGROUP_KHR;
+    if ((wg && !dev.nv2_workgroup_scope) || !caps::entry_available(e, facts)) continue;
     int a = format_of(e.a), b = format_of(e.b), c = format_of(e.c), r = format_of(e.result);
     if (a < 0 || b < 0 || c < 0 || r < 0) continue;
-    opts->matrix_combinations.push_back({e.m, e.n, e.k, uint8_t(a), uint8_t(b), uint8_t(c), uint8_t(r), e.saturating});
+    jit::MatrixCombination mc{e.m, e.n, e.k, uint8_t(a), uint8_t(b), uint8_t(c), uint8_t(r), e.saturating};
+    mc.scope = wg ? 2 : 3;
+    mc.flexible = wg || flexible;
+    mc.max_dimension = mc.flexible ? max_dim : 0;
+    if (wg) {
+      mc.min_invocations = 1;
+      mc.max_invocations = e.max_invocations;
+    }
+    opts->matrix_combinations.push_back(mc);
   }
   opts->nv_matrix = dev.nv_cooperative_matrix;
   opts->robust_matrix_access = dev.cooperative_matrix_robust;
@@ -97,4 +111,6 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   opts->nv2.reductions = dev.nv2_reductions;
   opts->nv2.conversions = dev.nv2_conversions;
   opts->nv2.per_element = dev.nv2_per_element;
+  opts->nv2.workgroup_scope = dev.nv2_workgroup_scope;
+  opts->nv2.flexible_dimensions = dev.nv2_flexible_dimensions;
 }

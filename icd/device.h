@@ -38,6 +38,8 @@ struct Device : DispatchableObject {
   bool nv2_reductions = false;
   bool nv2_conversions = false;
   bool nv2_per_element = false;
+  bool nv2_workgroup_scope = false;
+  bool nv2_flexible_dimensions = false;
   bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
   // VK_NV_cooperative_vector, as enabled
   bool cooperative_vector = false;           // cooperativeVector

@@ -68,11 +68,14 @@ constexpr std::string_view kSupported[] = {
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixConversions",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixPerElementOperations",
     "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT::cooperativeMatrixGetCoordinate",
-    // VK_NV_cooperative_matrix2: the subgroup-scope reductions, per-element operations and
-    // conversions (the maintenance1 lowering, plus OpCooperativeMatrixTransposeNV);
-    // e2e_matrix_maintenance1's NV2 cases. Workgroup scope, flexible dimensions, tensor
+    // VK_NV_cooperative_matrix2: reductions, per-element operations and conversions (the
+    // maintenance1 lowering, plus OpCooperativeMatrixTransposeNV; e2e_matrix_maintenance1's
+    // NV2 cases); workgroup scope and flexible dimensions (jit/src/coopmat/
+    // lower_coopmat_workgroup.cpp, check_matrix_combination; e2e_workgroup_matrix). Tensor
     // addressing and block loads are not implemented (the spec lets the extension be
     // listed with any one of its seven features).
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope",
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixFlexibleDimensions",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixReductions",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixConversions",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixPerElementOperations",

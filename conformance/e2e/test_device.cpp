@@ -120,9 +120,9 @@ TEST_CASE("vkCreateDevice rejects unsupported features and unknown extensions") 
     v13.dynamicRendering = VK_TRUE;
     CHECK(try_create_device(inst.physical, &v13) == VK_ERROR_FEATURE_NOT_PRESENT);
   }
-  SECTION("a cooperative-matrix-2 feature, whose extension is not advertised yet") {
+  SECTION("a cooperative-matrix-2 feature that is not implemented") {
     VkPhysicalDeviceCooperativeMatrix2FeaturesNV cm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
-    cm2.cooperativeMatrixWorkgroupScope = VK_TRUE;
+    cm2.cooperativeMatrixTensorAddressing = VK_TRUE;
     CHECK(try_create_device(inst.physical, &cm2) == VK_ERROR_FEATURE_NOT_PRESENT);
   }
   SECTION("the cooperative-vector features are accepted") {

@@ -398,7 +398,7 @@ CompileResult deserialize(const uint8_t* data, size_t size) {
             r.get(&meta.shared_memory_bytes) && r.get(&barrier) && r.get(&fiber_stack) &&
             r.get(&interleaves) && r.get(&walks) && r.get(&meta.pack_sites) && r.get(&obj_size) && obj_size == r.left;
   if (!ok || obj_size == 0 || meta.subgroup_size < kMinSubgroupSize || meta.subgroup_size > kMaxSubgroupSize ||
-      meta.subgroups_per_workgroup == 0 || meta.subgroups_per_workgroup > 1024 || meta.shared_memory_bytes > 65536 ||
+      meta.subgroups_per_workgroup == 0 || meta.subgroups_per_workgroup > 1024 || meta.shared_memory_bytes > Lowerer::kMaxSharedMemoryBytes ||
       meta.pack_sites > kMaxPackSites) {
     out.error = "malformed compiled shader";
     return out;

@@ -30,7 +30,7 @@ namespace coopvk::jit {
 
 namespace {
 using Op = spv::Op;
-constexpr uint32_t kScopeSubgroup = 3;
+constexpr uint32_t kScopeSubgroup = 3, kScopeWorkgroup = 2;
 }  // namespace
 
 bool Lowerer::is_matrix(Id type_id) const {
@@ -101,7 +101,13 @@ void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
   // operation but the multiply-add works on any shape. Multiply-adds must match an entry
   // exactly (check_matrix_combination).
   auto fits = [&](uint32_t rows, uint32_t cols) { return rows && cols && t.rows % rows == 0 && t.cols % cols == 0; };
+  if (t.scope != kScopeSubgroup && t.scope != kScopeWorkgroup)
+    fail("cooperative matrices of scope " + std::to_string(t.scope) + " are not supported (subgroup or workgroup scope)", at);
+  if (t.scope == kScopeWorkgroup && !opts.nv2.workgroup_scope)
+    fail("workgroup-scope cooperative matrices need VK_NV_cooperative_matrix2's cooperativeMatrixWorkgroupScope feature",
+         at);
   for (const MatrixCombination& c : opts.matrix_combinations) {
+    if (c.scope != t.scope) continue;
     using U = spv::CooperativeMatrixUse;
     auto fmt = [](uint8_t v) { return static_cast<kernels::NumberFormat>(v); };
     const bool a = fits(c.m, c.k) && same_storage(f, fmt(c.a));
@@ -117,11 +123,7 @@ void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
   if (!listed && (t.use <= 2 || nv))
     fail(std::string("cooperative matrix ") + std::to_string(t.rows) + "x" + std::to_string(t.cols) + " of " +
              kernels::format_name(f) + (nv ? std::string(" (NV)") : " for use " + std::string(kUse[t.use])) +
-             " is not in this device's cooperative matrix properties",
-         at);
-  if (t.scope != kScopeSubgroup)
-    fail("cooperative matrices of scope " + std::to_string(t.scope) +
-             " are not supported (subgroup scope only; workgroup scope needs VK_NV_cooperative_matrix2)",
+             (t.scope == kScopeWorkgroup ? " at workgroup scope" : "") + " is not in this device's cooperative matrix properties",
          at);
   if (t.rows == 0 || t.cols == 0 || t.rows > 256 || t.cols > 256)
     fail("cooperative matrix of " + std::to_string(t.rows) + "x" + std::to_string(t.cols) + " is not supported", at);
@@ -155,15 +157,24 @@ kernels::NumberFormat Lowerer::number_format(Id scalar_type_id, bool is_signed) 
   }
 }
 
-void Lowerer::check_matrix_combination(const kernels::TileMmaDesc& d, const Instruction* at) {
+void Lowerer::check_matrix_combination(const kernels::TileMmaDesc& d, uint32_t scope, const Instruction* at) {
+  // An exact entry's shape, or with flexible dimensions (and at workgroup scope, where
+  // entries are granularities) multiples of it (SPV_NV_cooperative_matrix2 /
+  // VkCooperativeMatrixFlexibleDimensionsPropertiesNV: "M, N, K must be multiples of
+  // MGranularity, NGranularity, KGranularity"), up to the largest dimension.
+  auto shape_ok = [&](const MatrixCombination& c) {
+    if (!c.flexible) return c.m == d.m && c.n == d.n && c.k == d.k;
+    return c.m && c.n && c.k && d.m % c.m == 0 && d.n % c.n == 0 && d.k % c.k == 0 && d.m <= c.max_dimension &&
+           d.n <= c.max_dimension && d.k <= c.max_dimension;
+  };
   for (const MatrixCombination& c : opts.matrix_combinations)
-    if (c.m == d.m && c.n == d.n && c.k == d.k && c.a == uint8_t(d.a) && c.b == uint8_t(d.b) && c.c == uint8_t(d.c) &&
+    if (c.scope == scope && shape_ok(c) && c.a == uint8_t(d.a) && c.b == uint8_t(d.b) && c.c == uint8_t(d.c) &&
         c.result == uint8_t(d.d) && c.saturating == d.saturate)
       return;
   fail(std::string("cooperative matrix multiply-add ") + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" +
            std::to_string(d.k) + " " + kernels::format_name(d.a) + " x " + kernels::format_name(d.b) + " + " +
            kernels::format_name(d.c) + " -> " + kernels::format_name(d.d) + (d.saturate ? " saturating" : "") +
-           " is not in this device's cooperative matrix properties",
+           (scope == 2 ? " at workgroup scope" : "") + " is not in this device's cooperative matrix properties",
        at);
 }
 
@@ -369,6 +380,15 @@ Lowerer::MatrixAddressing Lowerer::matrix_addressing(Id pointer, Id layout_id, I
   return a;
 }
 
+void Lowerer::matrix_share_addressing(MatrixAddressing& a, const TypeInfo& t) {
+  // A workgroup-scope matrix's share starts at its first row (lower_coopmat_workgroup.cpp):
+  // row-major, that many strides on; column-major, that many components on.
+  if (!split_matrix(t)) return;
+  llvm::Value* row0 = B.CreateZExt(wg_row0(t), B.getInt64Ty());
+  llvm::Value* off = a.column_major ? B.CreateMul(row0, B.getInt64(layout(t.elem).size)) : B.CreateMul(row0, a.stride);
+  a.base = B.CreateGEP(B.getInt8Ty(), a.base, off);
+}
+
 llvm::Value* Lowerer::matrix_line_addresses(const MatrixAddressing& a, const TypeInfo& t, uint32_t r) {
   // Row r's elements: row-major, consecutive components from base + r * stride;
   // column-major, component r of each column c at base + c * stride.
@@ -408,6 +428,7 @@ void Lowerer::lower_matrix_load(const Instruction& in) {
   if (!is_matrix(in.result_type) || o.size() < 2) fail("OpCooperativeMatrixLoadKHR must load a cooperative matrix", &in);
   const TypeInfo& t = type(in.result_type);
   MatrixAddressing a = matrix_addressing(o.at(0), o.at(1), o.size() > 2 ? o[2] : 0, in);
+  matrix_share_addressing(a, t);
   uint64_t esz = layout(t.elem).size;
   llvm::Type* mt = matrix_type(in.result_type);
   auto* row_t = llvm::cast<llvm::FixedVectorType>(mt->getArrayElementType());
@@ -415,12 +436,14 @@ void Lowerer::lower_matrix_load(const Instruction& in) {
   llvm::Align align(esz);
   for (uint32_t r = 0; r < t.rows; ++r) {
     llvm::Value* row;
-    if (!a.column_major && !a.bounds) {
+    llvm::Value* valid = wg_row_valid(t, r);  // padding rows of a workgroup-scope share read 0
+    if (!a.column_major && !a.bounds && llvm::isa<llvm::Constant>(valid)) {
       row = B.CreateAlignedLoad(row_t, B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r))), align);
     } else {
       llvm::Value* addrs = matrix_line_addresses(a, t, r);
       llvm::Value* ok = a.bounds ? matrix_line_in_bounds(a, addrs, esz)
                                  : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), t.cols));
+      ok = B.CreateAnd(ok, B.CreateVectorSplat(t.cols, valid));
       // Out of bounds: zero, never a read outside the buffer.
       row = B.CreateMaskedGather(row_t, addrs, align, ok, llvm::Constant::getNullValue(row_t));
     }
@@ -435,18 +458,21 @@ void Lowerer::lower_matrix_store(const Instruction& in) {
   Id obj = o.at(1);
   const TypeInfo& t = type(type_of(obj));
   MatrixAddressing a = matrix_addressing(o.at(0), o.at(2), o.size() > 3 ? o[3] : 0, in);
+  matrix_share_addressing(a, t);
   uint64_t esz = layout(t.elem).size;
   llvm::Value* mat = value_v(obj).v;
   llvm::Align align(esz);
   for (uint32_t r = 0; r < t.rows; ++r) {
     llvm::Value* row = B.CreateExtractValue(mat, r);
-    if (!a.column_major && !a.bounds) {
+    llvm::Value* valid = wg_row_valid(t, r);  // padding rows of a workgroup-scope share are not stored
+    if (!a.column_major && !a.bounds && llvm::isa<llvm::Constant>(valid)) {
       B.CreateAlignedStore(row, B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r))), align);
       continue;
     }
     llvm::Value* addrs = matrix_line_addresses(a, t, r);
     llvm::Value* ok = a.bounds ? matrix_line_in_bounds(a, addrs, esz)
                                : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), t.cols));
+    ok = B.CreateAnd(ok, B.CreateVectorSplat(t.cols, valid));
     B.CreateMaskedScatter(row, addrs, align, ok);  // out of bounds: dropped
   }
 }
@@ -466,7 +492,7 @@ kernels::TileMmaDesc Lowerer::muladd_desc(const Instruction& in) {
   d.c = number_format(tc.elem, flag(M::MatrixCSignedComponentsKHR));
   d.d = number_format(tr.elem, flag(M::MatrixResultSignedComponentsKHR));
   d.saturate = flag(M::SaturatingAccumulationKHR);
-  d.m = ta.rows;
+  d.m = ta.full_rows ? ta.full_rows : ta.rows;  // a workgroup-scope matrix's, not one subgroup's share
   d.k = ta.cols;
   d.n = tb.cols;
   return d;
@@ -480,14 +506,21 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
     fail("cooperative matrix multiply-add of non-matrix operands", &in);
   const TypeInfo &ta = type(ta_id), &tb = type(tb_id), &tc = type(tc_id), &tr = type(in.result_type);
   const kernels::TileMmaDesc d = muladd_desc(in);
-  if (tb.rows != d.k || tc.rows != d.m || tc.cols != d.n || tr.rows != d.m || tr.cols != d.n)
+  auto whole = [](const TypeInfo& t) { return t.full_rows ? t.full_rows : t.rows; };
+  if (whole(tb) != d.k || whole(tc) != d.m || tc.cols != d.n || whole(tr) != d.m || tr.cols != d.n)
     fail("cooperative matrix multiply-add with inconsistent M, N, K", &in);
+  if (ta.scope != tb.scope || ta.scope != tc.scope || ta.scope != tr.scope)
+    fail("cooperative matrix multiply-add of matrices of different scopes", &in);
   if (!kernels::tile_mma_supported(d))
     fail(std::string("cooperative matrix multiply-add ") + kernels::format_name(d.a) + " x " +
              kernels::format_name(d.b) + " + " + kernels::format_name(d.c) + " -> " + kernels::format_name(d.d) +
              (d.saturate ? " (saturating)" : "") + " is not supported",
          &in);
-  check_matrix_combination(d, &in);
+  check_matrix_combination(d, ta.scope, &in);
+  if (split_matrix(ta)) {
+    lower_matrix_muladd_workgroup(in, d);
+    return;
+  }
   // Operands just loaded from a matrix variable are read where they are; the others are
   // written out. The usual `acc = coopMatMulAdd(a, b, acc)` in a K loop then updates the
   // accumulator variable in place, with no copy in or out.

@@ -152,6 +152,9 @@ void Lowerer::lower_matrix_per_element(const Instruction& in) {
                                              : rep_pointer_type(type_of(o[k])) ? value_v(o[k]).v : value(o[k]));
   const uint32_t total = t.rows * t.cols;
   llvm::Type* elem_lanes = lanes(scalar_type(t.elem));
+  // A workgroup-scope share's rows are its rows of the whole matrix, and its padding rows
+  // (past the matrix) are not the callback's to see (lower_coopmat_workgroup.cpp).
+  llvm::Value* row0 = split_matrix(t) ? B.CreateVectorSplat(N, wg_row0(t)) : nullptr;
   std::vector<llvm::Value*> chunks;
   for (uint32_t j = 0; j * N < total; ++j) {
     std::vector<std::pair<uint32_t, uint32_t>> at;
@@ -163,10 +166,16 @@ void Lowerer::lower_matrix_per_element(const Instruction& in) {
       rows.push_back(B.getInt32(r));
       cols.push_back(B.getInt32(c));
     }
-    std::vector<llvm::Value*> args{llvm::ConstantVector::get(rows), llvm::ConstantVector::get(cols), matrix_lanes(mat, at)};
+    llvm::Value* row_v = llvm::ConstantVector::get(rows);
+    llvm::Value* call_mask = lane_prefix_mask(uint32_t(at.size()));
+    if (row0) {
+      row_v = B.CreateAdd(row_v, row0);
+      call_mask = B.CreateAnd(call_mask, B.CreateICmpULT(row_v, B.CreateVectorSplat(N, B.getInt32(t.full_rows))));
+    }
+    std::vector<llvm::Value*> args{row_v, llvm::ConstantVector::get(cols), matrix_lanes(mat, at)};
     for (size_t k = 2; k < o.size(); ++k)
       args.push_back(is_matrix(type_of(o[k])) ? matrix_lanes(extra[k - 2], at) : extra[k - 2]);
-    chunks.push_back(call_matrix_callback(o[1], args, lane_prefix_mask(uint32_t(at.size())), elem_lanes, in));
+    chunks.push_back(call_matrix_callback(o[1], args, call_mask, elem_lanes, in));
   }
   define_v(in.result, {matrix_from_chunks(chunks, in.result_type), true});
 }
@@ -183,10 +192,34 @@ void Lowerer::lower_matrix_reduce(const Instruction& in) {
   if (ts.use != kUseAccumulator || tr.use != kUseAccumulator)
     fail("reductions take and give accumulator matrices (MatrixAccumulatorKHR)", &in);
   check_callback_signature(o[2], {ts.elem, ts.elem}, ts.elem, in);
+  const uint32_t mode = o[1];
+  const uint32_t row = uint32_t(spv::CooperativeMatrixReduceMask::Row);
+  if (split_matrix(ts)) {
+    // A row reduction keeps each row where it is; the others combine rows of several
+    // subgroups: on the gathered matrix, keeping this subgroup's rows of the result.
+    if (mode == row) {
+      if (tr.full_rows != ts.full_rows) fail("a row reduction's result must have the matrix's row count", &in);
+      define_v(in.result, {reduce_matrix(in, value_v(o[0]).v), true});
+      return;
+    }
+    llvm::Value* whole = wg_whole(value_v(o[0]).v, ts);
+    llvm::Value* r;
+    {
+      WholeRows full(*this, {src_t, in.result_type});
+      r = reduce_matrix(in, whole);
+    }
+    define_v(in.result, {wg_slice(r, tr), true});
+    return;
+  }
+  define_v(in.result, {reduce_matrix(in, value_v(o[0]).v), true});
+}
+
+llvm::Value* Lowerer::reduce_matrix(const Instruction& in, llvm::Value* mat) {
+  const auto& o = in.operands;
+  const TypeInfo &ts = type(type_of(o[0])), &tr = type(in.result_type);
   using R = spv::CooperativeMatrixReduceMask;
   const uint32_t mode = o[1];
   const uint32_t row = uint32_t(R::Row), col = uint32_t(R::Column), quad = uint32_t(R::CooperativeMatrixReduce2x2);
-  llvm::Value* mat = value_v(o[0]).v;
   llvm::Value* all = lane_prefix_mask(N);
   llvm::Type* elem_lanes = lanes(scalar_type(ts.elem));
   auto combine = [&](llvm::Value* a, llvm::Value* b, llvm::Value* msk) {
@@ -276,7 +309,7 @@ void Lowerer::lower_matrix_reduce(const Instruction& in) {
   } else {
     fail("reduce mode " + std::to_string(mode) + " is not Row, Column, Row|Column or 2x2", &in);
   }
-  define_v(in.result, {result, true});
+  return result;
 }
 
 // ---- use conversions, transposes, coordinates -------------------------------------------
@@ -303,10 +336,12 @@ llvm::Value* Lowerer::matrix_reshaped_source(const Instruction& in, const TypeIn
   if (transpose) {
     if (st.use != kUseAccumulator || rt.use == kUseAccumulator)
       fail("a transposing conversion goes from an accumulator to an A or B matrix", &in);
-    if (st.rows != rt.cols || st.cols != rt.rows)
+    auto whole = [](const TypeInfo& t) { return t.full_rows ? t.full_rows : t.rows; };
+    if (whole(st) != rt.cols || st.cols != whole(rt))
       fail("a transposing conversion's result has the source's columns as rows", &in);
-    return matrix_transpose(src, st);
+    return transposed(in.operands[0], type_of(in.operands[0]), in.result_type);
   }
+  if (st.full_rows != rt.full_rows) fail("conversion between cooperative matrices of different shapes", &in);
   if (st.rows != rt.rows || st.cols != rt.cols) fail("conversion between cooperative matrices of different shapes", &in);
   return src;
 }
@@ -338,7 +373,9 @@ void Lowerer::lower_matrix_coordinate(const Instruction& in) {
   llvm::Value* e = B.CreateAdd(B.CreateMul(j, B.CreateVectorSplat(N, B.getInt32(N))), lane_index());
   llvm::Value* cols = B.CreateVectorSplat(N, B.getInt32(t.cols));
   llvm::Value* coord = llvm::PoisonValue::get(lane_rep_type(in.result_type));
-  coord = B.CreateInsertValue(coord, B.CreateUDiv(e, cols), 0);
+  llvm::Value* r = B.CreateUDiv(e, cols);
+  if (split_matrix(t)) r = B.CreateAdd(r, B.CreateVectorSplat(N, wg_row0(t)));  // the share's rows of the whole
+  coord = B.CreateInsertValue(coord, r, 0);
   coord = B.CreateInsertValue(coord, B.CreateURem(e, cols), 1);
   define_v(in.result, {coord, false});
 }
@@ -354,8 +391,10 @@ void Lowerer::lower_matrix_transpose_nv(const Instruction& in) {
   if (st.scope != rt.scope) fail("OpCooperativeMatrixTransposeNV between cooperative matrices of different scopes", &in);
   if (st.use != kUseAccumulator || rt.use != kUseB)
     fail("OpCooperativeMatrixTransposeNV goes from an accumulator to a B matrix", &in);
-  if (st.rows != rt.cols || st.cols != rt.rows) fail("OpCooperativeMatrixTransposeNV's result has the source's columns as rows", &in);
-  llvm::Value* transposed = matrix_transpose(value_v(in.operands[0]).v, st);
+  auto whole = [](const TypeInfo& t) { return t.full_rows ? t.full_rows : t.rows; };
+  if (whole(st) != rt.cols || st.cols != whole(rt))
+    fail("OpCooperativeMatrixTransposeNV's result has the source's columns as rows", &in);
+  llvm::Value* transposed = this->transposed(in.operands[0], src_t, in.result_type);
   if (st.elem != rt.elem) {
     // The value conversion SPIR-V would spell for these component types.
     const TypeInfo &se = type(st.elem), &re = type(rt.elem);

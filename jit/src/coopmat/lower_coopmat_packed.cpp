@@ -65,7 +65,8 @@ void Lowerer::plan_packed_operands() {
   std::unordered_set<Id> excluded;
   auto whole_matrices = [&](Id pointee) {
     while (type(pointee).op == uint16_t(Op::OpTypeArray)) pointee = type(pointee).elem;
-    return is_matrix(pointee) ? pointee : 0;
+    // A workgroup-scope share multiplies on the plain path (lower_coopmat_workgroup.cpp).
+    return is_matrix(pointee) && !split_matrix(type(pointee)) ? pointee : 0;
   };
   for (const Block& b : fn.blocks)
     for (const Instruction& in : b.body) {

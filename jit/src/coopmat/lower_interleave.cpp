@@ -28,6 +28,7 @@ using spv::Op;
 void Lowerer::plan_subgroup_interleaving() {
   const uint64_t invocations = uint64_t(local_size[0]) * local_size[1] * local_size[2];
   if (invocations <= N) return;  // one subgroup: nobody to yield to
+  if (wg_subgroups > 1) return;  // workgroup-scope matrices: their subgroups meet at barriers
   for (const Function& fn : m.functions)
     for (const Block& b : fn.blocks)
       for (const Instruction& in : b.body)

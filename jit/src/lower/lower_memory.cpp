@@ -57,8 +57,13 @@ void Lowerer::plan_globals() {
         fail("variables in storage class " + std::to_string(sc) + " are not supported", &g);
     }
   }
-  shared_memory_bytes = uint32_t(shared);
   if (shared > 65536) fail("the shader uses " + std::to_string(shared) + " bytes of workgroup memory; the limit is 65536");
+  if (wg_scratch_bytes) {
+    // Where split workgroup-scope matrices are gathered (lower_coopmat_workgroup.cpp).
+    wg_scratch_offset = (shared + 63) / 64 * 64;
+    shared = wg_scratch_offset + wg_scratch_bytes;
+  }
+  shared_memory_bytes = uint32_t(shared);
 }
 
 uint64_t Lowerer::rep_size_bound(Id t) {
@@ -730,9 +735,8 @@ void Lowerer::lower_access_chain(const Instruction& in) {
       if (k + 1 != o.size()) fail("access chain past a cooperative matrix component", &in);
       const TypeInfo& t = type(cur);
       uint64_t esz = layout(t.elem).size;
-      uint64_t row_bytes = uint64_t(t.cols) * esz;
-      if (row_bytes & (row_bytes - 1))
-        fail("cooperative matrix rows of " + std::to_string(row_bytes) + " bytes (not a power of two) in a variable", &in);
+      // A row is a <cols x T>, whose allocation LLVM may pad (to a power of two).
+      const uint64_t row_alloc = M->getDataLayout().getTypeAllocSize(matrix_type(cur)->getArrayElementType());
       llvm::Value* mat = B.CreateGEP(lane_rep_type(type(type_of(base_id)).elem), value_v(base_id).v, idx);
       Val jv = value_v(o[k]);
       llvm::Type* i64v = llvm::FixedVectorType::get(B.getInt64Ty(), N);
@@ -744,6 +748,11 @@ void Lowerer::lower_access_chain(const Instruction& in) {
       e = B.CreateSelect(B.CreateICmpULE(e, B.CreateVectorSplat(N, B.getInt64(last))), e,
                          B.CreateVectorSplat(N, B.getInt64(last)));
       llvm::Value* off = B.CreateMul(e, B.CreateVectorSplat(N, B.getInt64(esz)));
+      if (row_alloc != uint64_t(t.cols) * esz) {
+        llvm::Value* cols = B.CreateVectorSplat(N, B.getInt64(t.cols));
+        off = B.CreateAdd(B.CreateMul(B.CreateUDiv(e, cols), B.CreateVectorSplat(N, B.getInt64(row_alloc))),
+                          B.CreateMul(B.CreateURem(e, cols), B.CreateVectorSplat(N, B.getInt64(esz))));
+      }
       define_v(in.result, {B.CreateGEP(B.getInt8Ty(), B.CreateVectorSplat(N, mat), off), false});
       return;
     }

@@ -205,6 +205,8 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
   if (opts.require_full_subgroups && invocations % N != 0)
     fail("full subgroups were required but the workgroup size is not a multiple of " + std::to_string(N));
 
+  plan_workgroup_matrices();
+
   // Uniformity of every value and construct, for the subgroup width and workgroup size
   // this pipeline has (uniformity.h).
   {

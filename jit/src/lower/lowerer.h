@@ -105,6 +105,9 @@ struct TypeInfo {
   // OpTypeCooperativeMatrixNV becomes such a matrix of use kUseNV, which every operand
   // position of the KHR instructions accepts.
   uint32_t rows = 0, cols = 0, use = 0, scope = 0;
+  // A workgroup-scope matrix split over several subgroups (lower_coopmat_workgroup.cpp):
+  // its full row count; `rows` is then each subgroup's share. 0 for any other matrix.
+  uint32_t full_rows = 0;
   static constexpr uint32_t kUseNV = 0x4E56;
   Id elem = 0;               // component / element / column / pointee type
   uint32_t count = 0;        // components, columns, array length (0: runtime array)
@@ -333,7 +336,7 @@ class Lowerer {
   llvm::Type* matrix_type(Id type_id);
   uint32_t matrix_length(const TypeInfo& t) const;
   void check_coopmat_type(const TypeInfo& t, const Instruction* at);
-  void check_matrix_combination(const kernels::TileMmaDesc& d, const Instruction* at);
+  void check_matrix_combination(const kernels::TileMmaDesc& d, uint32_t scope, const Instruction* at);
   llvm::Constant* matrix_constant(Id type_id, llvm::Constant* scalar);
   kernels::NumberFormat number_format(Id scalar_type_id, bool is_signed) const;
   llvm::Value* matrix_to_memory(llvm::Value* mat, const TypeInfo& t);
@@ -354,6 +357,7 @@ class Lowerer {
     std::optional<Bounds> bounds;   // robust access
   };
   MatrixAddressing matrix_addressing(Id pointer, Id layout_id, Id stride_id, const Instruction& in);
+  void matrix_share_addressing(MatrixAddressing& a, const TypeInfo& t);  // a workgroup-scope share's first row
   llvm::Value* matrix_line_addresses(const MatrixAddressing& a, const TypeInfo& t, uint32_t r);
   llvm::Value* matrix_line_in_bounds(const MatrixAddressing& a, llvm::Value* addrs, uint64_t esz);
   void lower_matrix_load(const Instruction& in);
@@ -401,6 +405,7 @@ class Lowerer {
   bool lower_coopmat_ext(const Instruction& in);
   void lower_matrix_per_element(const Instruction& in);
   void lower_matrix_reduce(const Instruction& in);
+  llvm::Value* reduce_matrix(const Instruction& in, llvm::Value* mat);  // checks, and the result rep
   void lower_matrix_convert_use(const Instruction& in);
   void lower_matrix_transpose_nv(const Instruction& in);
   bool conversions_enabled() const;  // either extension's cooperativeMatrixConversions
@@ -415,6 +420,36 @@ class Lowerer {
   void check_callback_signature(Id func, const std::vector<Id>& want_params, Id want_return, const Instruction& in);
   bool matrix_use_change_allowed(const TypeInfo& from, const TypeInfo& to) const;
   llvm::Value* matrix_reshaped_source(const Instruction& in, const TypeInfo& st, const TypeInfo& rt);
+  // Workgroup-scope matrices (lower_coopmat_workgroup.cpp): subgroup s of the S in a
+  // workgroup holds rows [s * P, s * P + P) of each (P = ceil(rows / S)).
+  uint32_t wg_subgroups = 1;  // S
+  // The shader's 64 KiB, and a gathered matrix of at most 256 x 256 8-byte components.
+  static constexpr uint64_t kMaxSharedMemoryBytes = 65536 + 64 + 256 * 256 * 8;
+  uint64_t wg_scratch_offset = 0, wg_scratch_bytes = 0;  // in shared memory, past the shader's own
+  void plan_workgroup_matrices();
+  static bool split_matrix(const TypeInfo& t) { return t.full_rows != 0; }
+  llvm::Value* wg_row0(const TypeInfo& t);                   // i32: the first row this subgroup holds
+  llvm::Value* wg_row_valid(const TypeInfo& t, uint32_t r);  // i1: its row r is a row of the matrix
+  void emit_workgroup_barrier();
+  // The whole matrix in the shared scratch (dense, row-major), every subgroup's rows
+  // written there; valid until the next gather.
+  llvm::Value* wg_gather(llvm::Value* piece, const TypeInfo& t);
+  llvm::Value* wg_whole(llvm::Value* piece, const TypeInfo& t);  // the same as a rows x <cols> rep
+  llvm::Value* wg_slice(llvm::Value* whole, const TypeInfo& t);   // this subgroup's rows of a whole rep
+  // While it lives, the named split matrix types have their full row count, so that code
+  // written for whole matrices runs on gathered ones.
+  struct WholeRows {
+    Lowerer& L;
+    std::vector<std::pair<Id, uint32_t>> saved;
+    WholeRows(Lowerer& l, std::initializer_list<Id> ids);
+    ~WholeRows();
+    WholeRows(const WholeRows&) = delete;
+    WholeRows& operator=(const WholeRows&) = delete;
+  };
+  void lower_matrix_muladd_workgroup(const Instruction& in, const kernels::TileMmaDesc& d);
+  // The transposed matrix of value `src` (type src_t) as a rep of res_t, gathering and
+  // slicing split ones.
+  llvm::Value* transposed(Id src, Id src_t, Id res_t);
   // Cooperative vectors (lower_coopvec*.cpp; representation in the header comment).
   static constexpr uint32_t kMaxCoopVecComponents = 4096;
   bool is_coopvec(Id type_id) const;
