@@ -57,6 +57,7 @@ void mutate_and_compile(const std::string& name, const CompileOptions& opts) {
   }
   INFO(name << ": " << accepted << " accepted, " << compiled << " compiled");
   CHECK(accepted > 0);  // the mutations must reach the compiler at all
+  CHECK(compiled > 0);  // and some (harmless ones) must still compile: the options fit the shader
 }
 
 CompileOptions storage_options() {
@@ -90,4 +91,30 @@ TEST_CASE("mutated cooperative-matrix shaders compile or fail cleanly") {
   opts.nv2.reductions = opts.nv2.conversions = opts.nv2.per_element = opts.nv_matrix = true;
   opts.specialization = {{0, {16, 0, 0, 0}}};  // two subgroups of the default 8 lanes
   mutate_and_compile(name, opts);
+}
+
+TEST_CASE("mutated workgroup-scope matrix shaders compile or fail cleanly") {
+  // wg_matrix: workgroup-scope loads, stores, multiply-adds in a loop, reductions, a
+  // transpose and a per-element callback, split over four subgroups of 8 lanes.
+  CompileOptions opts = storage_options();
+  opts.layout.sets[0].bindings.resize(14);
+  for (uint32_t b = 8; b < 14; ++b) opts.layout.sets[0].bindings[b] = {true, DescriptorKind::StorageBuffer, b, 1};
+  using NF = coopvk::kernels::NumberFormat;
+  auto f = [](NF x) { return uint8_t(x); };
+  for (uint8_t scope : {uint8_t(3), uint8_t(2)}) {
+    MatrixCombination h{16, 16, 16, f(NF::F16), f(NF::F16), f(NF::F32), f(NF::F32), false};
+    MatrixCombination s{16, 16, 16, f(NF::F32), f(NF::F32), f(NF::F32), f(NF::F32), false};
+    for (MatrixCombination* c : {&h, &s}) {
+      c->scope = scope;
+      c->flexible = true;
+      c->max_dimension = 256;
+      c->max_invocations = scope == 2 ? 256 : 0;
+      opts.matrix_combinations.push_back(*c);
+    }
+  }
+  opts.nv2.workgroup_scope = opts.nv2.flexible_dimensions = true;
+  opts.nv2.reductions = opts.nv2.conversions = opts.nv2.per_element = true;
+  opts.subgroup_size = 8;
+  opts.specialization = {{0, {32, 0, 0, 0}}};
+  mutate_and_compile("wg_matrix", opts);
 }
