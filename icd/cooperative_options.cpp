@@ -113,4 +113,5 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   opts->nv2.per_element = dev.nv2_per_element;
   opts->nv2.workgroup_scope = dev.nv2_workgroup_scope;
   opts->nv2.flexible_dimensions = dev.nv2_flexible_dimensions;
+  opts->nv2.tensor_addressing = dev.nv2_tensor_addressing;
 }

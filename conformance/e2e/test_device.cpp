@@ -122,7 +122,7 @@ TEST_CASE("vkCreateDevice rejects unsupported features and unknown extensions") 
   }
   SECTION("a cooperative-matrix-2 feature that is not implemented") {
     VkPhysicalDeviceCooperativeMatrix2FeaturesNV cm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
-    cm2.cooperativeMatrixTensorAddressing = VK_TRUE;
+    cm2.cooperativeMatrixBlockLoads = VK_TRUE;
     CHECK(try_create_device(inst.physical, &cm2) == VK_ERROR_FEATURE_NOT_PRESENT);
   }
   SECTION("the cooperative-vector features are accepted") {

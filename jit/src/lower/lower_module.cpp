@@ -89,7 +89,7 @@ void Lowerer::emit_instruction(const Instruction& in) {
     ~Mode() { flag = saved; }
   } mode{scalar_mode, scalar_mode};
   scalar_mode = scalar;
-  if (lower_coopvec(in) || lower_coopmat(in) || lower_coopmat_ext(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
+  if (lower_coopvec(in) || lower_coopmat(in) || lower_coopmat_ext(in) || lower_tensor(in) || lower_memory_op(in) || lower_arith(in) || lower_composite(in) || lower_conversion(in) ||
       lower_glsl(in) || lower_subgroup(in) || lower_atomic(in) || lower_barrier(in) ||
       lower_integer_dot(in))
     return;
@@ -106,6 +106,7 @@ bool Lowerer::scalar_capable(uint16_t opcode) {
     // Their callbacks take lane vectors (lower_coopmat_ext.cpp), whatever the operands.
     case spv::Op::OpCooperativeMatrixReduceEXT: case spv::Op::OpCooperativeMatrixPerElementOpEXT:
     case spv::Op::OpCooperativeMatrixGetCoordinateEXT:
+    case spv::Op::OpCooperativeMatrixLoadTensorNV: case spv::Op::OpCooperativeMatrixStoreTensorNV:
       return false;
     default:
       break;
@@ -149,6 +150,10 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
        opts.matrix_per_element || opts.nv2.per_element, either, "cooperativeMatrixPerElementOperations"},
       {spv::Capability::CooperativeMatrixGetCoordinateEXT, "CooperativeMatrixGetCoordinateEXT", opts.matrix_get_coordinate,
        m1, "cooperativeMatrixGetCoordinate"},
+      {spv::Capability::TensorAddressingNV, "TensorAddressingNV", opts.nv2.tensor_addressing, cm2,
+       "cooperativeMatrixTensorAddressing"},
+      {spv::Capability::CooperativeMatrixTensorAddressingNV, "CooperativeMatrixTensorAddressingNV",
+       opts.nv2.tensor_addressing, cm2, "cooperativeMatrixTensorAddressing"},
       {spv::Capability::CooperativeVectorNV, "CooperativeVectorNV", opts.cooperative_vector, cv, "cooperativeVector"},
       {spv::Capability::CooperativeVectorTrainingNV, "CooperativeVectorTrainingNV", opts.cooperative_vector_training, cv,
        "cooperativeVectorTraining"},

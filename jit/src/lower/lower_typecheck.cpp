@@ -81,6 +81,7 @@ bool Lowerer::check_matrix_types(const Instruction& in) {
     case Op::OpUndef: case Op::OpCopyLogical: case Op::OpCooperativeMatrixConvertUseEXT:
     case Op::OpCooperativeMatrixReduceEXT: case Op::OpCooperativeMatrixPerElementOpEXT:
     case Op::OpCooperativeMatrixGetCoordinateEXT: case Op::OpCooperativeMatrixTransposeNV:
+    case Op::OpCooperativeMatrixLoadTensorNV: case Op::OpCooperativeMatrixStoreTensorNV:
       return true;  // their own lowering checks the rest
     default:
       fail("instruction does not take cooperative matrix operands", &in);

@@ -119,6 +119,37 @@ void Lowerer::collect_types() {
         check_coopmat_type(t, &in);
         break;
       }
+      case spv::Op::OpTypeTensorLayoutNV:
+      case spv::Op::OpTypeTensorViewNV: {
+        // (Dim, ClampMode) / (Dim, HasDimensions, p0 ...): constant instructions. The value
+        // is its state as u32 words (runtime/tensor_addressing.h), of Dim's integer type.
+        const bool layout = in.opcode == uint16_t(spv::Op::OpTypeTensorLayoutNV);
+        need(2);
+        const Instruction* dim_def = m.global(o[0]);
+        if (!dim_def) fail("a tensor type's Dim must be a constant", &in);
+        t.elem = dim_def->result_type;
+        const TypeInfo* et = types_.count(t.elem) ? &types_[t.elem] : nullptr;
+        if (!et || et->op != uint16_t(spv::Op::OpTypeInt) || et->width != 32)
+          fail("a tensor type's Dim must be a 32-bit integer constant", &in);
+        const uint64_t dims = constant_u64(o[0]);
+        if (dims < 1 || dims > 5) fail("a tensor layout or view has 1 to 5 dimensions", &in);
+        t.tensor = {uint32_t(dims), uint32_t(constant_u64(o[1]))};
+        if (layout) {
+          if (t.tensor[1] > 4) fail("tensor clamp mode " + std::to_string(t.tensor[1]) + " is not valid", &in);
+          t.count = 26;
+        } else {
+          if (o.size() != 2 + dims) fail("a tensor view type needs one permutation entry per dimension", &in);
+          uint32_t seen = 0;
+          for (uint64_t i = 0; i < dims; ++i) {
+            const uint64_t p = constant_u64(o[2 + i]);
+            if (p >= dims || (seen >> p & 1)) fail("a tensor view's p0 ... must be a permutation of its dimensions", &in);
+            seen |= 1u << p;
+            t.tensor.push_back(uint32_t(p));
+          }
+          t.count = 14;
+        }
+        break;
+      }
       case spv::Op::OpTypeCooperativeVectorNV: {
         // Also OpTypeVectorIdEXT (SPV_EXT_long_vector): the same opcode, and glslang's
         // spelling of coopvecNV. Component type, then a constant component count.
@@ -213,6 +244,8 @@ llvm::Type* rep_of(Lowerer& L, Id id, Leaf leaf, Self self) {
     case spv::Op::OpTypeVector:
     case spv::Op::OpTypeMatrix:
     case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeTensorLayoutNV:  // its state words (lowerer.h)
+    case spv::Op::OpTypeTensorViewNV:
       return llvm::ArrayType::get(self(t.elem), t.count);
     case spv::Op::OpTypeStruct: {
       std::vector<llvm::Type*> members;
@@ -298,6 +331,9 @@ MemLayout Lowerer::layout(Id id) const {
       MemLayout e = layout(t.elem);
       return {e.size * t.count, e.align};
     }
+    case spv::Op::OpTypeTensorLayoutNV:  // opaque: held in memory (a Function variable) as its words
+    case spv::Op::OpTypeTensorViewNV:
+      return {4u * t.count, 4};
     case spv::Op::OpTypeMatrix: {
       MemLayout c = layout(t.elem);
       return {c.size * t.count, c.align};

@@ -108,6 +108,9 @@ struct TypeInfo {
   // A workgroup-scope matrix split over several subgroups (lower_coopmat_workgroup.cpp):
   // its full row count; `rows` is then each subgroup's share. 0 for any other matrix.
   uint32_t full_rows = 0;
+  // OpTypeTensorLayoutNV: {Dim, ClampMode}; OpTypeTensorViewNV: {Dim, HasDimensions,
+  // p0 .. p<Dim-1>}. Their values are `count` u32 words of state (runtime/tensor_addressing.h).
+  std::vector<uint32_t> tensor;
   static constexpr uint32_t kUseNV = 0x4E56;
   Id elem = 0;               // component / element / column / pointee type
   uint32_t count = 0;        // components, columns, array length (0: runtime array)
@@ -447,6 +450,10 @@ class Lowerer {
     WholeRows& operator=(const WholeRows&) = delete;
   };
   void lower_matrix_muladd_workgroup(const Instruction& in, const kernels::TileMmaDesc& d);
+  // SPV_NV_tensor_addressing's layouts and views, and tensor-addressed matrix loads and
+  // stores (lower_tensor.cpp).
+  bool lower_tensor(const Instruction& in);
+  void lower_tensor_load_store(const Instruction& in, bool load);
   // The transposed matrix of value `src` (type src_t) as a rep of res_t, gathering and
   // slicing split ones.
   llvm::Value* transposed(Id src, Id src_t, Id res_t);

@@ -1,4 +1,5 @@
 // Runtime symbols of compiled shaders (runtime_symbols.h).
+#include "runtime/tensor_addressing.h"
 #include "runtime/runtime_symbols.h"
 
 #include <cstdio>
@@ -138,6 +139,8 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == kTransposeSymbol) return reinterpret_cast<void*>(&coopvk_rt_transpose);
   if (name == kCopyRowsSymbol) return reinterpret_cast<void*>(&coopvk_rt_copy_rows);
   if (name == kTileCacheSymbol) return reinterpret_cast<void*>(&coopvk_rt_tile_cache_get);
+  if (name == kTensorLoadSymbol) return reinterpret_cast<void*>(&coopvk_rt_tensor_load);
+  if (name == kTensorStoreSymbol) return reinterpret_cast<void*>(&coopvk_rt_tensor_store);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

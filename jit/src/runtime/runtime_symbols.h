@@ -45,7 +45,8 @@ namespace coopvk::jit {
 // 7: DispatchState::tile_cache and coopvk_rt_tile_cache_get, which compiled code calls.
 // 8: coopvk_rt_tile_cache_get takes the load site's TileSite.
 // 9: serialized shaders say whether they walk the tile cache.
-constexpr int kRuntimeAbi = 9;
+// 10: coopvk_rt_tensor_load / _store, which compiled code calls.
+constexpr int kRuntimeAbi = 10;
 // More pack sites than this in one shader share nothing beyond (lower_interleave.cpp).
 constexpr uint32_t kMaxPackSites = 256;
 
@@ -68,6 +69,11 @@ constexpr const char* kCopyRowsSymbol = "coopvk_rt_copy_rows";
 // const void* (TileCache*, TileSite*, const void* src, uint64_t ld, void* local):
 // TileCache::get (coopvk/jit/tile_cache.h declares it)
 constexpr const char* kTileCacheSymbol = "coopvk_rt_tile_cache_get";
+// void (void* dense, const void* base, const uint32_t* layout, const uint32_t* view,
+//       const TensorAccess*) and the store's (const void* dense, void* base, ...):
+// runtime/tensor_addressing.h
+constexpr const char* kTensorLoadSymbol = "coopvk_rt_tensor_load";
+constexpr const char* kTensorStoreSymbol = "coopvk_rt_tensor_store";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);

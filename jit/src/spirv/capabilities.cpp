@@ -54,6 +54,9 @@ constexpr C kSupported[] = {
     // (jit/src/coopmat/lower_coopmat_ext.cpp). ReductionsNV and PerElementOperationsNV
     // share the EXT capabilities' values; ConversionsNV also enables TransposeNV.
     C::CooperativeMatrixConversionsNV,
+    // Tensor layouts and views, and loads and stores through them (jit/src/coopmat/lower_tensor.cpp).
+    C::TensorAddressingNV,
+    C::CooperativeMatrixTensorAddressingNV,
     C::CooperativeVectorNV,
     C::CooperativeVectorTrainingNV,
     // Composite constants and constructs of one replicated value: glslang's way to write

@@ -1,0 +1,152 @@
+// The addressing functions of SPV_NV_cooperative_matrix2 ("Tensor Layout and View":
+// matrixCoordToLinear, linearToViewCoord, viewCoordToLinear, linearToSpanCoord,
+// spanCoordToTensorCoord, tensorCoordToLinear), literally, for each element. A zero
+// divisor (a span or dimension never set) or an address outside the bound range skips
+// the element: loads leave it, stores drop it, and nothing outside the buffer is touched.
+#include "runtime/tensor_addressing.h"
+
+#include <cstring>
+
+namespace coopvk::jit {
+namespace {
+
+constexpr uint32_t kUndefined = 0, kConstant = 1, kClampToEdge = 2, kRepeat = 3;
+
+int64_t smod(int64_t a, int64_t b) {  // OpSMod: the sign of the divisor
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+enum class Where { Skip, Clamp, At };
+
+// Element (row, col)'s element index in the tensor, or why there is none.
+Where locate(const uint32_t* t, const uint32_t* v, const TensorAccess& a, bool store, uint32_t row, uint32_t col,
+             uint64_t* index) {
+  uint64_t linear;
+  if (a.view_dims) {
+    const uint32_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
+    if (row < ro || uint64_t(row) >= uint64_t(ro) + rs || col < co || uint64_t(col) >= uint64_t(co) + cs)
+      return Where::Skip;  // clipped: "the matrix element is unmodified" / not stored
+    const uint64_t width = cs < a.cols ? cs : a.cols;
+    linear = uint64_t(row - ro) * width + (col - co);
+    // linearToViewCoord, then viewCoordToLinear.
+    const uint32_t* dims = a.view_has_dims ? v + kTvDim : t + kTlSpan;
+    uint64_t coord[5] = {};
+    for (int d = int(a.view_dims) - 1; d >= 0; --d) {
+      const uint32_t i = a.permutation[d];
+      if (i >= 5 || dims[i] == 0) return Where::Skip;
+      coord[i] = linear % dims[i];
+      linear /= dims[i];
+    }
+    uint64_t stride[5] = {};
+    if (a.view_has_dims) {
+      for (uint32_t d = 0; d < a.view_dims; ++d) stride[d] = v[kTvStride + d];
+    } else {
+      stride[a.view_dims - 1] = 1;
+      for (int d = int(a.view_dims) - 2; d >= 0; --d) stride[d] = stride[d + 1] * t[kTlSpan + d + 1];
+    }
+    linear = 0;
+    for (uint32_t d = 0; d < a.view_dims; ++d) linear += coord[d] * stride[d];
+  } else {
+    linear = uint64_t(row) * a.cols + col;
+  }
+  // linearToSpanCoord.
+  const uint32_t L = a.layout_dims;
+  uint64_t span_coord[5] = {};
+  for (int d = int(L) - 1; d >= 0; --d) {
+    const uint32_t s = t[kTlSpan + d];
+    if (s == 0) return Where::Skip;
+    span_coord[d] = linear % s;
+    linear /= s;
+  }
+  // spanCoordToTensorCoord, tensorCoordToLinear.
+  uint64_t out = 0;
+  for (uint32_t d = 0; d < L; ++d) {
+    int64_t c = int64_t(span_coord[d]) + int32_t(t[kTlOffset + d]);
+    const int64_t dim = t[kTlDim + d];
+    if (c < 0 || c >= dim) {
+      uint32_t mode = a.clamp_mode;
+      if (store && mode != kUndefined) mode = kConstant;  // other stores out of bounds are discarded
+      if (mode == kConstant) return store ? Where::Skip : Where::Clamp;
+      if (dim == 0) return Where::Skip;
+      if (mode == kClampToEdge) {
+        c = c < 0 ? 0 : dim - 1;
+      } else if (mode == kRepeat) {
+        c = smod(c, dim);
+      } else if (mode != kUndefined) {  // RepeatMirrored
+        if (dim == 1) {
+          c = 0;
+        } else {
+          c = smod(c, 2 * dim - 2);
+          if (c >= dim) c = 2 * dim - 2 - c;
+        }
+      }
+    }
+    const uint32_t block = t[kTlBlock + d];
+    if (block == 0) return Where::Skip;
+    out += uint64_t(c / int64_t(block)) * t[kTlStride + d];  // Undefined: as computed
+  }
+  *index = out;
+  return Where::At;
+}
+
+// The address of element index `i`, or null where it leaves the bound range.
+const uint8_t* address(const void* base, uint64_t i, const TensorAccess& a) {
+  const uint64_t off = i * a.element_size;
+  if (a.range != ~uint64_t(0)) {
+    const uint64_t at = uint64_t(reinterpret_cast<uintptr_t>(base)) + off;
+    if (at < a.lo || a.range < a.element_size || at - a.lo > a.range - a.element_size) return nullptr;
+  }
+  return static_cast<const uint8_t*>(base) + off;
+}
+
+}  // namespace
+}  // namespace coopvk::jit
+
+using coopvk::jit::TensorAccess;
+
+extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint32_t* layout, const uint32_t* view,
+                                      const TensorAccess* access) {
+  using namespace coopvk::jit;
+  const TensorAccess& a = *access;
+  auto* out = static_cast<uint8_t*>(dense);
+  const uint32_t clamp = layout[kTlClampValue];
+  for (uint32_t r = 0; r < a.row_count; ++r) {
+    const uint32_t row = a.first_row + r;
+    if (row >= a.rows) break;
+    for (uint32_t col = 0; col < a.cols; ++col) {
+      uint8_t* dst = out + (uint64_t(r) * a.cols + col) * a.element_size;
+      uint64_t i = 0;
+      switch (locate(layout, view, a, false, row, col, &i)) {
+        case Where::Skip: break;
+        case Where::Clamp: {
+          // The clamp value's low bytes, zero-extended to wider components.
+          std::memset(dst, 0, a.element_size);
+          std::memcpy(dst, &clamp, a.element_size < 4 ? a.element_size : 4);
+          break;
+        }
+        case Where::At:
+          if (const uint8_t* src = address(base, i, a)) std::memcpy(dst, src, a.element_size);
+          else std::memset(dst, 0, a.element_size);  // robust access: out of the buffer reads 0
+          break;
+      }
+    }
+  }
+}
+
+extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint32_t* layout, const uint32_t* view,
+                                       const TensorAccess* access) {
+  using namespace coopvk::jit;
+  const TensorAccess& a = *access;
+  const auto* in = static_cast<const uint8_t*>(dense);
+  for (uint32_t r = 0; r < a.row_count; ++r) {
+    const uint32_t row = a.first_row + r;
+    if (row >= a.rows) break;
+    for (uint32_t col = 0; col < a.cols; ++col) {
+      uint64_t i = 0;
+      if (locate(layout, view, a, true, row, col, &i) != Where::At) continue;
+      if (const uint8_t* dst = address(base, i, a))
+        std::memcpy(const_cast<uint8_t*>(dst), in + (uint64_t(r) * a.cols + col) * a.element_size, a.element_size);
+    }
+  }
+}
