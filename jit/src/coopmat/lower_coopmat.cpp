@@ -437,8 +437,15 @@ void Lowerer::lower_matrix_load(const Instruction& in) {
   for (uint32_t r = 0; r < t.rows; ++r) {
     llvm::Value* row;
     llvm::Value* valid = wg_row_valid(t, r);  // padding rows of a workgroup-scope share read 0
+    llvm::Value* row_start = B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r)));
     if (!a.column_major && !a.bounds && llvm::isa<llvm::Constant>(valid)) {
-      row = B.CreateAlignedLoad(row_t, B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r))), align);
+      row = B.CreateAlignedLoad(row_t, row_start, align);
+    } else if (!a.column_major) {
+      // A row-major row is contiguous: one masked vector load (masked-off elements are not
+      // read), not a gather, whose code for wide rows takes LLVM minutes to allocate.
+      llvm::Value* ok = B.CreateVectorSplat(t.cols, valid);
+      if (a.bounds) ok = B.CreateAnd(ok, matrix_line_in_bounds(a, matrix_line_addresses(a, t, r), esz));
+      row = B.CreateMaskedLoad(row_t, row_start, align, ok, llvm::Constant::getNullValue(row_t));
     } else {
       llvm::Value* addrs = matrix_line_addresses(a, t, r);
       llvm::Value* ok = a.bounds ? matrix_line_in_bounds(a, addrs, esz)
@@ -465,8 +472,15 @@ void Lowerer::lower_matrix_store(const Instruction& in) {
   for (uint32_t r = 0; r < t.rows; ++r) {
     llvm::Value* row = B.CreateExtractValue(mat, r);
     llvm::Value* valid = wg_row_valid(t, r);  // padding rows of a workgroup-scope share are not stored
+    llvm::Value* row_start = B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r)));
     if (!a.column_major && !a.bounds && llvm::isa<llvm::Constant>(valid)) {
-      B.CreateAlignedStore(row, B.CreateGEP(B.getInt8Ty(), a.base, B.CreateMul(a.stride, B.getInt64(r))), align);
+      B.CreateAlignedStore(row, row_start, align);
+      continue;
+    }
+    if (!a.column_major) {  // contiguous: a masked vector store (see the load)
+      llvm::Value* ok = B.CreateVectorSplat(t.cols, valid);
+      if (a.bounds) ok = B.CreateAnd(ok, matrix_line_in_bounds(a, matrix_line_addresses(a, t, r), esz));
+      B.CreateMaskedStore(row, row_start, align, ok);
       continue;
     }
     llvm::Value* addrs = matrix_line_addresses(a, t, r);
