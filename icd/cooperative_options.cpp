@@ -114,4 +114,5 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   opts->nv2.workgroup_scope = dev.nv2_workgroup_scope;
   opts->nv2.flexible_dimensions = dev.nv2_flexible_dimensions;
   opts->nv2.tensor_addressing = dev.nv2_tensor_addressing;
+  opts->nv2.block_loads = dev.nv2_block_loads;
 }

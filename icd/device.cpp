@@ -96,6 +96,7 @@ VKAPI_ATTR VkResult VKAPI_CALL coopvk_CreateDevice(VkPhysicalDevice physicalDevi
   dev->nv2_workgroup_scope = requested_feature(info, std::string(nv2) + "cooperativeMatrixWorkgroupScope");
   dev->nv2_flexible_dimensions = requested_feature(info, std::string(nv2) + "cooperativeMatrixFlexibleDimensions");
   dev->nv2_tensor_addressing = requested_feature(info, std::string(nv2) + "cooperativeMatrixTensorAddressing");
+  dev->nv2_block_loads = requested_feature(info, std::string(nv2) + "cooperativeMatrixBlockLoads");
   dev->cooperative_vector = requested_feature(info, "cooperativeVector");
   dev->cooperative_vector_training = requested_feature(info, "cooperativeVectorTraining");
   dev->compute = vk_new<DeviceCompute>(cb, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);

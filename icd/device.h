@@ -41,6 +41,7 @@ struct Device : DispatchableObject {
   bool nv2_workgroup_scope = false;
   bool nv2_flexible_dimensions = false;
   bool nv2_tensor_addressing = false;
+  bool nv2_block_loads = false;
   bool float8_matrices = false;            // shaderFloat8CooperativeMatrix
   // VK_NV_cooperative_vector, as enabled
   bool cooperative_vector = false;           // cooperativeVector

@@ -72,11 +72,11 @@ constexpr std::string_view kSupported[] = {
     // maintenance1 lowering, plus OpCooperativeMatrixTransposeNV; e2e_matrix_maintenance1's
     // NV2 cases); workgroup scope and flexible dimensions (jit/src/coopmat/
     // lower_coopmat_workgroup.cpp, check_matrix_combination; e2e_workgroup_matrix); tensor
-    // addressing (jit/src/coopmat/lower_tensor.cpp, jit/src/runtime/tensor_addressing.cpp;
-    // e2e_tensor_addressing). Block loads are not implemented (the spec lets the extension
-    // be listed with any one of its seven features).
+    // addressing and block loads (jit/src/coopmat/lower_tensor.cpp, jit/src/runtime/
+    // tensor_addressing.cpp; e2e_tensor_addressing).
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixTensorAddressing",
+    "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixBlockLoads",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixFlexibleDimensions",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixReductions",
     "VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixConversions",

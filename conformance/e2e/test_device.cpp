@@ -120,10 +120,10 @@ TEST_CASE("vkCreateDevice rejects unsupported features and unknown extensions") 
     v13.dynamicRendering = VK_TRUE;
     CHECK(try_create_device(inst.physical, &v13) == VK_ERROR_FEATURE_NOT_PRESENT);
   }
-  SECTION("a cooperative-matrix-2 feature that is not implemented") {
+  SECTION("the cooperative-matrix-2 features are accepted") {
     VkPhysicalDeviceCooperativeMatrix2FeaturesNV cm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
-    cm2.cooperativeMatrixBlockLoads = VK_TRUE;
-    CHECK(try_create_device(inst.physical, &cm2) == VK_ERROR_FEATURE_NOT_PRESENT);
+    cm2.cooperativeMatrixBlockLoads = cm2.cooperativeMatrixTensorAddressing = cm2.cooperativeMatrixWorkgroupScope = VK_TRUE;
+    CHECK(try_create_device(inst.physical, &cm2, {"VK_NV_cooperative_matrix2"}) == VK_SUCCESS);
   }
   SECTION("the cooperative-vector features are accepted") {
     VkPhysicalDeviceCooperativeVectorFeaturesNV cv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV};

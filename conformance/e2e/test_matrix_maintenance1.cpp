@@ -461,7 +461,7 @@ TEST_CASE("use conversions with and without transpose, and with a component-type
   run_conversions(dev, Flavour::M1);
 }
 
-TEST_CASE("VK_NV_cooperative_matrix2 is listed without block loads") {
+TEST_CASE("VK_NV_cooperative_matrix2 is listed with all seven features") {
   Instance inst;
   REQUIRE(device_extensions(inst.physical).count("VK_NV_cooperative_matrix2"));
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
@@ -473,10 +473,10 @@ TEST_CASE("VK_NV_cooperative_matrix2 is listed without block loads") {
   CHECK(f.cooperativeMatrixWorkgroupScope == VK_TRUE);  // e2e_workgroup_matrix
   CHECK(f.cooperativeMatrixFlexibleDimensions == VK_TRUE);
   CHECK(f.cooperativeMatrixTensorAddressing == VK_TRUE);  // e2e_tensor_addressing
-  CHECK(f.cooperativeMatrixBlockLoads == VK_FALSE);
-  // Enabling a feature it lacks fails device creation.
+  CHECK(f.cooperativeMatrixBlockLoads == VK_TRUE);
+  // A device with NV2's features and one the device lacks still fails creation.
   Nv2Device nd;
-  nd.nv2.cooperativeMatrixBlockLoads = VK_TRUE;
+  nd.md.v13.dynamicRendering = VK_TRUE;
   VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   const float prio = 1.0f;
   q.queueCount = 1;

@@ -13,6 +13,7 @@
 #include "compute_job.h"
 #include "coopmat_test_env.h"
 #include "e2e_shader_env.h"
+#include "coopvk/kernels/number_formats.h"
 #include "vk_test_env.h"
 
 using namespace coopvk::test;
@@ -24,7 +25,7 @@ struct TensorDevice {
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
   explicit TensorDevice(bool tensor_addressing = true) {
     nv2.cooperativeMatrixWorkgroupScope = nv2.cooperativeMatrixFlexibleDimensions = VK_TRUE;
-    nv2.cooperativeMatrixTensorAddressing = tensor_addressing ? VK_TRUE : VK_FALSE;
+    nv2.cooperativeMatrixTensorAddressing = nv2.cooperativeMatrixBlockLoads = tensor_addressing ? VK_TRUE : VK_FALSE;
     md.f8.pNext = &nv2;
     md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
   }
@@ -99,7 +100,60 @@ void run(Device& dev, const char* shader_name, uint32_t invocations) {
   CHECK(bad == 0);
 }
 
+// decode_sg / decode_wg: blocks of an f16 scale and 32 int8 values, 4 a row, 16 rows.
+void run_decode(Device& dev, const char* shader_name, uint32_t invocations) {
+  INFO(shader_name << " with " << invocations << " invocations");
+  constexpr uint32_t kBlock = 34;
+  std::vector<uint8_t> Q(16 * 4 * kBlock);
+  std::vector<float> scale(64);
+  std::vector<int8_t> q(64 * 32);
+  for (uint32_t b = 0; b < 64; ++b) {
+    scale[b] = float(int(b % 5) - 2) * 0.5f + 0.25f;  // exact in f16
+    const uint16_t h = coopvk::kernels::f32_to_f16(scale[b]);
+    std::memcpy(&Q[b * kBlock], &h, 2);
+    for (uint32_t i = 0; i < 32; ++i) {
+      q[b * 32 + i] = int8_t(int(b * 7 + i * 3) % 17 - 8);
+      Q[b * kBlock + 2 + i] = uint8_t(q[b * 32 + i]);
+    }
+  }
+  std::vector<uint8_t> O(2 * 16 * 64 * 4, 0xCD);
+  ComputeJob job;
+  job.spirv = shader(shader_name);
+  job.specialization = {spec(0, invocations)};
+  job.buffers = {&Q, &O};
+  REQUIRE(run_compute_job(dev, job) == VK_SUCCESS);
+  uint32_t bad = 0;
+  auto expect = [&](const char* what, size_t i, double want) {
+    if (at(O, i) == float(want)) return;
+    if (bad++ < 10) UNSCOPED_INFO(what << "[" << i << "] = " << at(O, i) << ", expected " << want);
+  };
+  // Tensor element (i, j) is int8 j % 32 of block (i, j / 32), that block at index i * 4 + j / 32;
+  // the decode function adds 1000 x block row + 100 x block column.
+  auto decoded = [&](uint32_t i, uint32_t j) {
+    const uint32_t b = i * 4 + j / 32;
+    return double(q[b * 32 + j % 32]) * scale[b] + i * 1000.0 + (j / 32) * 100.0;
+  };
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 64; ++c) {
+      expect("decoded", r * 64 + c, decoded(r, 32 + c));
+      // Slice at (8, 96): rows past 15 and columns past 127 are out of bounds.
+      const uint32_t i = 8 + r, j = 96 + c;
+      expect("decoded, clamped", 1024 + r * 64 + c, i < 16 && j < 128 ? decoded(i, j) : -2.5);
+    }
+  CHECK(bad == 0);
+}
+
 }  // namespace
+
+TEST_CASE("block loads: a decode function on tensor loads, at subgroup and workgroup scope") {
+  TensorDevice td;
+  Device dev(td.md.opts);
+  VkPhysicalDeviceSubgroupProperties sp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 pp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sp};
+  vkGetPhysicalDeviceProperties2(dev.inst.physical, &pp);
+  run_decode(dev, "decode_sg", sp.subgroupSize);
+  for (uint32_t w = std::max(64u, sp.subgroupSize); w <= 256; w *= 2) run_decode(dev, "decode_wg", w);
+}
 
 TEST_CASE("tensor-addressed loads and stores follow the addressing rules at subgroup and workgroup scope") {
   TensorDevice td;

@@ -185,10 +185,15 @@ void Lowerer::lower_tensor_load_store(const Instruction& in, bool load) {
     if (k >= o.size()) fail(std::string(name) + ": TensorView is set but no view follows", &in);
     view_id = o[k++];
   }
-  if (tao & 0x2u)
-    fail(std::string(name) + " with a DecodeFunc needs VK_NV_cooperative_matrix2's cooperativeMatrixBlockLoads "
-         "feature, which is not supported",
-         &in);
+  Id decode = 0;
+  if (tao & 0x2u) {
+    if (!load) fail("OpCooperativeMatrixStoreTensorNV takes no DecodeFunc", &in);
+    if (!opts.nv2.block_loads)
+      fail(std::string(name) + " with a DecodeFunc needs VK_NV_cooperative_matrix2's cooperativeMatrixBlockLoads feature",
+           &in);
+    if (k >= o.size()) fail(std::string(name) + ": DecodeFunc is set but no function follows", &in);
+    decode = o[k++];
+  }
   if (tao & ~0x3u) fail(std::string(name) + ": unknown tensor addressing operand bits", &in);
   if (view_id && !is_tensor_view(type(type_of(view_id))))
     fail(std::string(name) + "'s TensorView operand is not a tensor view", &in);
@@ -223,7 +228,28 @@ void Lowerer::lower_tensor_load_store(const Instruction& in, bool load) {
   put({2}, B.getInt32(vt ? vt->tensor.at(0) : 0));
   put({3}, B.getInt32(vt ? vt->tensor.at(1) : 0));
   for (uint32_t i = 0; i < 5; ++i) put({4, i}, B.getInt32(vt && i < vt->tensor[0] ? vt->tensor[2 + i] : 0));
-  put({5}, B.getInt32(uint32_t(esz)));
+  // A decode function's pointer steps by its pointee (SPV_NV_cooperative_matrix2: "the
+  // index ... multiplied by the size of the pointee type"); plain loads by the component.
+  uint64_t step = esz;
+  if (decode) {
+    const Instruction* def = m.def(decode);
+    if (!def || def->opcode != uint16_t(Op::OpFunction)) fail(std::string(name) + ": DecodeFunc is not a function", &in);
+    const TypeInfo& ft = type(def->operands.at(1));
+    if (def->result_type != t.elem) fail("a DecodeFunc must return the matrix's component type", &in);
+    if (ft.members.size() != 3) fail("a DecodeFunc takes a pointer and two arrays", &in);
+    const TypeInfo& pt = type(ft.members[0]);
+    if (pt.op != uint16_t(Op::OpTypePointer) || pt.storage != uint32_t(spv::StorageClass::PhysicalStorageBuffer))
+      fail("a DecodeFunc's first parameter must be a PhysicalStorageBuffer pointer", &in);
+    for (int i = 1; i < 3; ++i) {
+      const TypeInfo& at = type(ft.members[i]);
+      if (at.op != uint16_t(Op::OpTypeArray) || at.count != lt.tensor[0] || type(at.elem).op != uint16_t(Op::OpTypeInt) ||
+          type(at.elem).width != 32)
+        fail("a DecodeFunc's second and third parameters are arrays of 32-bit integers, one per tensor dimension", &in);
+    }
+    step = layout(pt.elem).size;
+    if (step == 0) fail("a DecodeFunc's pointer points to a type of no size", &in);
+  }
+  put({5}, B.getInt32(uint32_t(step)));
   put({6}, B.getInt32(split_matrix(t) ? t.full_rows : t.rows));
   put({7}, B.getInt32(t.cols));
   put({8}, split_matrix(t) ? wg_row0(t) : B.getInt32(0));
@@ -242,6 +268,10 @@ void Lowerer::lower_tensor_load_store(const Instruction& in, bool load) {
   put({11}, range);
   llvm::Type* ptr = B.getPtrTy();
   llvm::FunctionType* ft = llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, ptr}, false);
+  if (decode) {
+    lower_tensor_decode(in, decode, mat_t, base, layout_words, view_words, acc);
+    return;
+  }
   if (load) {
     // Clipped elements keep the Object operand's values.
     llvm::Value* dense = matrix_to_memory(value_v(object).v, t);
@@ -251,6 +281,74 @@ void Lowerer::lower_tensor_load_store(const Instruction& in, bool load) {
     llvm::Value* dense = matrix_to_memory(value_v(object).v, t);
     B.CreateCall(M_get_function(kTensorStoreSymbol, ft, {0, 2, 3, 4}), {dense, base, layout_words, view_words, acc});
   }
+}
+
+void Lowerer::lower_tensor_decode(const Instruction& in, Id decode, Id mat_t, llvm::Value* base,
+                                  llvm::Value* layout_words, llvm::Value* view_words, llvm::Value* access) {
+  // The runtime works out every element's status, pointer and coordinates
+  // (coopvk_rt_tensor_plan); then a loop calls the decode function on N elements at a time,
+  // as N invocations' calls, and LLVM inlines it there. Elements out of bounds under the
+  // Constant mode take the clamp value; skipped ones keep the Object operand's.
+  const TypeInfo& t = type(mat_t);
+  const TypeInfo& lt = type(type_of(in.operands[2]));
+  const uint32_t dims = lt.tensor[0];
+  const uint64_t esz = layout(t.elem).size;
+  const uint64_t n = uint64_t(t.rows) * t.cols, chunks = (n + N - 1) / N, padded = chunks * N;
+  llvm::AllocaInst* status = entry_alloca(B.getInt32Ty(), padded, 64);
+  llvm::AllocaInst* addrs = entry_alloca(B.getInt64Ty(), padded, 64);
+  llvm::AllocaInst* coords = entry_alloca(B.getInt32Ty(), 2 * dims * padded, 64);
+  llvm::AllocaInst* dense = entry_alloca(B.getInt8Ty(), padded * esz, 64);
+  B.CreateMemSet(status, B.getInt8(0), B.getInt64(padded * 4), llvm::Align(64));
+  B.CreateMemSet(coords, B.getInt8(0), B.getInt64(2 * dims * padded * 4), llvm::Align(64));
+  B.CreateMemSet(addrs, B.getInt8(0), B.getInt64(padded * 8), llvm::Align(64));
+  llvm::Value* obj = matrix_to_memory(value_v(in.operands[1]).v, t);
+  B.CreateMemCpy(dense, llvm::Align(64), obj, llvm::Align(64), B.getInt64(n * esz));
+  llvm::Type* ptr = B.getPtrTy();
+  llvm::FunctionCallee plan = M_get_function(
+      kTensorPlanSymbol,
+      llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, B.getInt64Ty(), ptr, ptr, ptr, ptr}, false), {5, 6, 7});
+  B.CreateCall(plan, {status, addrs, coords, B.getInt64(padded), base, layout_words, view_words, access});
+  // The clamp value's low bits as a component.
+  llvm::Type* et = scalar_type(t.elem);
+  llvm::Value* clamp = B.CreateLoad(B.getInt32Ty(), B.CreateConstGEP1_64(B.getInt32Ty(), layout_words, kTlClampValue));
+  llvm::Type* bits_t = B.getIntNTy(unsigned(esz * 8));
+  llvm::Value* clamp_v = B.CreateBitCast(B.CreateZExtOrTrunc(clamp, bits_t), et);
+  llvm::Type* lane_t = lanes(et);
+  llvm::Type* i32v = lanes(B.getInt32Ty());
+  llvm::Type* arr_t = llvm::ArrayType::get(i32v, dims);
+
+  llvm::Function* f = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = B.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(C, "decode", f);
+  auto* done = llvm::BasicBlock::Create(C, "decode.done", f);
+  B.CreateBr(loop);
+  B.SetInsertPoint(loop);
+  llvm::PHINode* j = B.CreatePHI(B.getInt64Ty(), 2);
+  j->addIncoming(B.getInt64(0), pre);
+  llvm::Value* first = B.CreateMul(j, B.getInt64(N));
+  llvm::Value* st = B.CreateAlignedLoad(i32v, B.CreateGEP(B.getInt32Ty(), status, first), llvm::Align(4));
+  llvm::Value* decode_mask = B.CreateICmpEQ(st, B.CreateVectorSplat(N, B.getInt32(2)));
+  llvm::Value* a = B.CreateAlignedLoad(lanes(B.getInt64Ty()), B.CreateGEP(B.getInt64Ty(), addrs, first), llvm::Align(8));
+  llvm::Value* pointers = B.CreateIntToPtr(a, lanes(B.getPtrTy()));
+  auto coord_array = [&](uint32_t which) {
+    llvm::Value* arr = llvm::PoisonValue::get(arr_t);
+    for (uint32_t d = 0; d < dims; ++d) {
+      llvm::Value* at = B.CreateAdd(first, B.getInt64(uint64_t(which * dims + d) * padded));
+      arr = B.CreateInsertValue(arr, B.CreateAlignedLoad(i32v, B.CreateGEP(B.getInt32Ty(), coords, at), llvm::Align(4)), d);
+    }
+    return arr;
+  };
+  llvm::Value* decoded = call_matrix_callback(decode, {pointers, coord_array(0), coord_array(1)}, decode_mask, lane_t, in);
+  llvm::Value* slot = B.CreateGEP(B.getInt8Ty(), dense, B.CreateMul(first, B.getInt64(esz)));
+  llvm::Value* cur = B.CreateAlignedLoad(lane_t, slot, llvm::Align(esz));
+  llvm::Value* clamped = B.CreateICmpEQ(st, B.CreateVectorSplat(N, B.getInt32(1)));
+  llvm::Value* v = B.CreateSelect(decode_mask, decoded, B.CreateSelect(clamped, B.CreateVectorSplat(N, clamp_v), cur));
+  B.CreateAlignedStore(v, slot, llvm::Align(esz));
+  llvm::Value* next = B.CreateAdd(j, B.getInt64(1));
+  j->addIncoming(next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(next, B.getInt64(chunks)), loop, done);
+  B.SetInsertPoint(done);
+  define_v(in.result, {matrix_from_memory(dense, mat_t), true});
 }
 
 }  // namespace coopvk::jit

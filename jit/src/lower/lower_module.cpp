@@ -154,6 +154,8 @@ std::unique_ptr<llvm::Module> Lowerer::lower() {
        "cooperativeMatrixTensorAddressing"},
       {spv::Capability::CooperativeMatrixTensorAddressingNV, "CooperativeMatrixTensorAddressingNV",
        opts.nv2.tensor_addressing, cm2, "cooperativeMatrixTensorAddressing"},
+      {spv::Capability::CooperativeMatrixBlockLoadsNV, "CooperativeMatrixBlockLoadsNV", opts.nv2.block_loads, cm2,
+       "cooperativeMatrixBlockLoads"},
       {spv::Capability::CooperativeVectorNV, "CooperativeVectorNV", opts.cooperative_vector, cv, "cooperativeVector"},
       {spv::Capability::CooperativeVectorTrainingNV, "CooperativeVectorTrainingNV", opts.cooperative_vector_training, cv,
        "cooperativeVectorTraining"},

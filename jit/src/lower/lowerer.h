@@ -454,6 +454,8 @@ class Lowerer {
   // stores (lower_tensor.cpp).
   bool lower_tensor(const Instruction& in);
   void lower_tensor_load_store(const Instruction& in, bool load);
+  void lower_tensor_decode(const Instruction& in, Id decode, Id mat_t, llvm::Value* base, llvm::Value* layout_words,
+                           llvm::Value* view_words, llvm::Value* access);
   // The transposed matrix of value `src` (type src_t) as a rep of res_t, gathering and
   // slicing split ones.
   llvm::Value* transposed(Id src, Id src_t, Id res_t);

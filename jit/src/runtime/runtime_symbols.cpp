@@ -141,6 +141,7 @@ void* runtime_symbol_address(const std::string& name) {
   if (name == kTileCacheSymbol) return reinterpret_cast<void*>(&coopvk_rt_tile_cache_get);
   if (name == kTensorLoadSymbol) return reinterpret_cast<void*>(&coopvk_rt_tensor_load);
   if (name == kTensorStoreSymbol) return reinterpret_cast<void*>(&coopvk_rt_tensor_store);
+  if (name == kTensorPlanSymbol) return reinterpret_cast<void*>(&coopvk_rt_tensor_plan);
   if (auto d = parse_mma_symbol(name)) return reinterpret_cast<void*>(kernels::tile_mma_kernel(*d));
   return nullptr;
 }

@@ -74,6 +74,9 @@ constexpr const char* kTileCacheSymbol = "coopvk_rt_tile_cache_get";
 // runtime/tensor_addressing.h
 constexpr const char* kTensorLoadSymbol = "coopvk_rt_tensor_load";
 constexpr const char* kTensorStoreSymbol = "coopvk_rt_tensor_store";
+// void (uint32_t* status, uint64_t* addresses, uint32_t* coords, uint64_t n, const void* base,
+//       const uint32_t* layout, const uint32_t* view, const TensorAccess*): decode-function loads
+constexpr const char* kTensorPlanSymbol = "coopvk_rt_tensor_plan";
 
 std::string mma_symbol(const kernels::TileMmaDesc& d);
 std::optional<kernels::TileMmaDesc> parse_mma_symbol(const std::string& name);

@@ -21,7 +21,7 @@ enum class Where { Skip, Clamp, At };
 
 // Element (row, col)'s element index in the tensor, or why there is none.
 Where locate(const uint32_t* t, const uint32_t* v, const TensorAccess& a, bool store, uint32_t row, uint32_t col,
-             uint64_t* index) {
+             uint64_t* index, uint32_t* block_coord = nullptr, uint32_t* coord_in_block = nullptr) {
   uint64_t linear;
   if (a.view_dims) {
     const uint32_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
@@ -84,6 +84,8 @@ Where locate(const uint32_t* t, const uint32_t* v, const TensorAccess& a, bool s
     }
     const uint32_t block = t[kTlBlock + d];
     if (block == 0) return Where::Skip;
+    if (block_coord) block_coord[d] = uint32_t(c / int64_t(block));
+    if (coord_in_block) coord_in_block[d] = uint32_t(c % int64_t(block));
     out += uint64_t(c / int64_t(block)) * t[kTlStride + d];  // Undefined: as computed
   }
   *index = out;
@@ -100,6 +102,36 @@ const uint8_t* address(const void* base, uint64_t i, const TensorAccess& a) {
   return static_cast<const uint8_t*>(base) + off;
 }
 
+// A row the addressing maps to consecutive elements (no view, block sizes 1, the innermost
+// span the matrix's width with stride 1, the row inside the tensor): where it starts, or
+// null. Whatever the clamp mode, it is then exactly what locate() gives element by element.
+const uint8_t* contiguous_row(const void* base, const uint32_t* t, const TensorAccess& a, uint32_t row) {
+  const uint32_t L = a.layout_dims;
+  if (a.view_dims || t[kTlSpan + L - 1] != a.cols || t[kTlStride + L - 1] != 1) return nullptr;
+  uint64_t linear = row;  // the row's first element is row * cols; the rest follow in the last dimension
+  uint64_t index = 0;
+  for (int d = int(L) - 1; d >= 0; --d) {
+    if (t[kTlBlock + d] != 1) return nullptr;
+    uint64_t coord;
+    if (d == int(L) - 1) {
+      coord = 0;
+    } else {
+      const uint32_t s = t[kTlSpan + d];
+      if (s == 0) return nullptr;
+      coord = linear % s;
+      linear /= s;
+    }
+    const int64_t c = int64_t(coord) + int32_t(t[kTlOffset + d]);
+    const int64_t extent = d == int(L) - 1 ? int64_t(a.cols) : 1;
+    if (c < 0 || c + extent > int64_t(t[kTlDim + d])) return nullptr;
+    index += uint64_t(c) * t[kTlStride + d];
+  }
+  const uint64_t bytes = uint64_t(a.cols) * a.element_size;
+  const uint64_t at = uint64_t(reinterpret_cast<uintptr_t>(base)) + index * a.element_size;
+  if (a.range != ~uint64_t(0) && (at < a.lo || a.range < bytes || at - a.lo > a.range - bytes)) return nullptr;
+  return static_cast<const uint8_t*>(base) + index * a.element_size;
+}
+
 }  // namespace
 }  // namespace coopvk::jit
 
@@ -114,6 +146,10 @@ extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint3
   for (uint32_t r = 0; r < a.row_count; ++r) {
     const uint32_t row = a.first_row + r;
     if (row >= a.rows) break;
+    if (const uint8_t* src = contiguous_row(base, layout, a, row)) {
+      std::memcpy(out + uint64_t(r) * a.cols * a.element_size, src, uint64_t(a.cols) * a.element_size);
+      continue;
+    }
     for (uint32_t col = 0; col < a.cols; ++col) {
       uint8_t* dst = out + (uint64_t(r) * a.cols + col) * a.element_size;
       uint64_t i = 0;
@@ -142,11 +178,40 @@ extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint
   for (uint32_t r = 0; r < a.row_count; ++r) {
     const uint32_t row = a.first_row + r;
     if (row >= a.rows) break;
+    if (const uint8_t* dst = contiguous_row(base, layout, a, row)) {
+      std::memcpy(const_cast<uint8_t*>(dst), in + uint64_t(r) * a.cols * a.element_size, uint64_t(a.cols) * a.element_size);
+      continue;
+    }
     for (uint32_t col = 0; col < a.cols; ++col) {
       uint64_t i = 0;
       if (locate(layout, view, a, true, row, col, &i) != Where::At) continue;
       if (const uint8_t* dst = address(base, i, a))
         std::memcpy(const_cast<uint8_t*>(dst), in + (uint64_t(r) * a.cols + col) * a.element_size, a.element_size);
+    }
+  }
+}
+
+extern "C" void coopvk_rt_tensor_plan(uint32_t* status, uint64_t* addresses, uint32_t* coords, uint64_t n,
+                                      const void* base, const uint32_t* layout, const uint32_t* view,
+                                      const TensorAccess* access) {
+  using namespace coopvk::jit;
+  const TensorAccess& a = *access;
+  const uint32_t L = a.layout_dims;
+  for (uint32_t r = 0; r < a.row_count; ++r) {
+    const uint32_t row = a.first_row + r;
+    for (uint32_t col = 0; col < a.cols; ++col) {
+      const uint64_t e = uint64_t(r) * a.cols + col;
+      status[e] = 0;
+      if (row >= a.rows) continue;
+      uint32_t bc[5] = {}, cib[5] = {};
+      uint64_t i = 0;
+      const Where w = locate(layout, view, a, false, row, col, &i, bc, cib);
+      status[e] = w == Where::At ? 2 : w == Where::Clamp ? 1 : 0;
+      addresses[e] = uint64_t(reinterpret_cast<uintptr_t>(base)) + i * a.element_size;
+      for (uint32_t d = 0; d < L; ++d) {
+        coords[d * n + e] = bc[d];
+        coords[(L + d) * n + e] = cib[d];
+      }
     }
   }
 }

@@ -39,5 +39,13 @@ struct TensorAccess {
 // as they are (the caller puts the Object operand there first).
 extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint32_t* layout, const uint32_t* view,
                                       const coopvk::jit::TensorAccess* access);
+// For a load with a decode function: per element e of the rows (row-major, n entries a
+// column of each array) status[e] (0 skipped: keep; 1 out of bounds: the clamp value; 2
+// decode), addresses[e] = base + the element index x access->element_size (the decode
+// function's block size), and coords: blockCoord[d] at coords[d * n + e], coordInBlock[d]
+// at coords[(layout_dims + d) * n + e].
+extern "C" void coopvk_rt_tensor_plan(uint32_t* status, uint64_t* addresses, uint32_t* coords, uint64_t n,
+                                      const void* base, const uint32_t* layout, const uint32_t* view,
+                                      const coopvk::jit::TensorAccess* access);
 extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint32_t* layout, const uint32_t* view,
                                        const coopvk::jit::TensorAccess* access);

@@ -57,6 +57,7 @@ constexpr C kSupported[] = {
     // Tensor layouts and views, and loads and stores through them (jit/src/coopmat/lower_tensor.cpp).
     C::TensorAddressingNV,
     C::CooperativeMatrixTensorAddressingNV,
+    C::CooperativeMatrixBlockLoadsNV,  // decode functions on tensor loads
     C::CooperativeVectorNV,
     C::CooperativeVectorTrainingNV,
     // Composite constants and constructs of one replicated value: glslang's way to write

@@ -7,7 +7,8 @@
 // definitions: defined at all, and defined earlier in module order except where SPIR-V
 // allows a forward reference (debug and annotation instructions, entry points and
 // execution modes, OpTypeForwardPointer, OpPhi, branch and merge targets, the callee of
-// OpFunctionCall and of the cooperative-matrix reduce / per-element instructions,
+// OpFunctionCall and of the cooperative-matrix reduce / per-element instructions, a tensor
+// load's DecodeFunc,
 // OpExtInstWithForwardRefsKHR). Locals must belong to the function that
 // uses them; branch targets and phi parents must be labels of that function.
 //
@@ -71,6 +72,7 @@ enum class UseKind : uint8_t {
   Before,    // defined earlier in module order (and in the same function if local)
   Anywhere,  // defined somewhere in the module
   Label,     // an OpLabel of the same function, anywhere in it
+  FunctionOrBefore,  // a function defined anywhere, or else as Before
   PhiValue,  // anywhere; in the same function if local
   Function,  // an OpFunction, anywhere
 };
@@ -626,6 +628,9 @@ void Reader::record_uses(const Instruction& ins) {
         case Op::OpCooperativeMatrixPerElementOpEXT:
           kind = n == 1 ? UseKind::Function : UseKind::Before;  // the callback may come later
           break;
+        case Op::OpCooperativeMatrixLoadTensorNV:
+          kind = UseKind::FunctionOrBefore;  // its DecodeFunc may come later
+          break;
         default:
           break;
       }
@@ -655,6 +660,9 @@ bool Reader::check_uses() {
       case UseKind::PhiValue:
         if (other_fn) return bad(id_str(u.id) + " belongs to another function");
         break;
+      case UseKind::FunctionOrBefore:
+        if (d.kind == Module::Def::FunctionDef) break;
+        [[fallthrough]];
       case UseKind::Before: {
         const bool earlier = def_seq_[u.id] - 1 < u.seq ||
                              (fwd_seq_[u.id] && fwd_seq_[u.id] - 1 < u.seq);
