@@ -2,8 +2,12 @@
 # Runs the Vulkan CTS (an existing deqp-vk binary) against the built coopvk driver and
 # summarises the results. A tool run by hand; CI never runs it (it needs a deqp-vk build).
 #
-#   usage: conformance/cts/run.sh DEQP_VK [GROUP_GLOB | @CASELIST_FILE ...]
+#   usage: conformance/cts/run.sh DEQP_VK [--shard I/N] [GROUP_GLOB | @CASELIST_FILE ...]
+#          conformance/cts/run.sh --merge OUT_DIR...
 #          default selection: dEQP-VK.compute.pipeline.cooperative_matrix.*
+#          --shard I/N: run only shard I (1..N) of the selection, cases I, I+N, I+2N, ... of it, so
+#          that N machines share a list; --merge then sums their output folders (results.tsv)
+#          into one summary in CTS_OUT (default: the first folder's parent, merged-<timestamp>).
 #   env:   COOPVK_BUILD_DIR  the driver build (default: the repo's build/); uses its coopvk_icd.json
 #          CTS_OUT           output folder (default: $COOPVK_BUILD_DIR/cts/<timestamp>)
 #          CTS_CASE_TIMEOUT  seconds one case may run before it is declared a hang (default 300)
@@ -39,8 +43,65 @@ DEFAULT_GLOB='dEQP-VK.compute.pipeline.cooperative_matrix.*'
 die() { echo "cts/run.sh: $*" >&2; exit 2; }
 say() { echo "cts: $*" >&2; }
 
-[ $# -ge 1 ] || die "usage: $0 DEQP_VK [GROUP_GLOB | @CASELIST_FILE ...]"
+# summarise RESULTS_TSV TOTAL SECONDS OUT: the summary (printed and in OUT/summary.txt); the
+# exit status is 1 when a case failed.
+summarise() {
+  awk -F'\t' -v max="$LIST_MAX" -v total="$2" -v out="$4" -v secs="$3" '
+    function ok(s) { return s == "Pass" || s == "NotSupported" || s == "QualityWarning" || s == "CompatibilityWarning" || s == "Waiver" }
+    {
+      n[$2]++
+      if ($2 == "NotSupported") { r = ($3 == "" ? "(no reason given)" : $3); if (!(r in ns)) nso[++nr] = r; ns[r]++ }
+      if (!ok($2)) bad[++nb] = $2 "  " $1 ($3 == "" ? "" : "  -- " substr($3, 1, 200))
+    }
+    END {
+      split("Pass Fail NotSupported QualityWarning CompatibilityWarning InternalError Crash Timeout", order, " ")
+      printf "CTS results: %d cases in %d s (%s)\n", total, secs, out
+      for (i = 1; i <= 8; i++) { printf "  %-21s %d\n", order[i], n[order[i]] + 0; shown[order[i]] = 1 }
+      for (s in n) if (!(s in shown)) printf "  %-21s %d\n", s, n[s]
+      if (nr) {
+        # most frequent reason first (a selection sort: nr is small)
+        print "Not supported, by reason:"
+        for (i = 1; i <= nr; i++) { b = i; for (j = i + 1; j <= nr; j++) if (ns[nso[j]] > ns[nso[b]]) b = j; t = nso[i]; nso[i] = nso[b]; nso[b] = t }
+        for (i = 1; i <= nr; i++) printf "  %6d  %s\n", ns[nso[i]], nso[i]
+      }
+      if (nb) {
+        printf "Failing cases (%d):\n", nb
+        for (i = 1; i <= nb && i <= max; i++) print "  " bad[i]
+        if (nb > max) printf "  ... and %d more (results.csv has them all)\n", nb - max
+      }
+      exit nb ? 1 : 0
+    }' "$1" > "$4/summary.txt"
+  local rc=$?
+  cat "$4/summary.txt"
+  return $rc
+}
+
+LIST_MAX=${CTS_LIST_MAX:-200}
+[ $# -ge 1 ] || die "usage: $0 DEQP_VK [--shard I/N] [GROUP_GLOB | @CASELIST_FILE ...] | $0 --merge OUT_DIR..."
+
+# ---- --merge: the shards' output folders summed into one -------------------------------------
+if [ "$1" = --merge ]; then
+  shift
+  [ $# -ge 1 ] || die "--merge needs the output folders of the shard runs"
+  for d in "$@"; do [ -s "$d/results.tsv" ] || die "no results.tsv in '$d' (the output folder of a run)"; done
+  OUT=${CTS_OUT:-$(cd "$(dirname "$1")" && pwd)/merged-$(date +%Y%m%d-%H%M%S)}
+  mkdir -p "$OUT" || die "cannot create output folder $OUT"
+  # A case in several folders (overlapping shards) counts once: its first result.
+  awk -F'\t' '!($1 in seen) { seen[$1]; print }' "${@/%//results.tsv}" > "$OUT/results.tsv"
+  { echo "case,status"; awk -F'\t' '{ print $1 "," $2 }' "$OUT/results.tsv"; } > "$OUT/results.csv"
+  rc=0
+  summarise "$OUT/results.tsv" "$(wc -l < "$OUT/results.tsv")" 0 "$OUT" || rc=$?
+  exit "$rc"
+fi
+
 DEQP=$1; shift
+SHARD_I=1 SHARD_N=1
+if [ "${1:-}" = --shard ]; then
+  [[ ${2:-} =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || die "--shard takes I/N, 1 <= I <= N"
+  SHARD_I=${BASH_REMATCH[1]} SHARD_N=${BASH_REMATCH[2]}
+  [ "$SHARD_I" -le "$SHARD_N" ] || die "--shard $2: I must be at most N"
+  shift 2
+fi
 [ -e "$DEQP" ] || die "no deqp-vk at '$DEQP' (give the path of a built deqp-vk binary)"
 { [ -f "$DEQP" ] && [ -x "$DEQP" ]; } || die "'$DEQP' is not an executable file"
 DEQP=$(cd "$(dirname "$DEQP")" && pwd)/$(basename "$DEQP")
@@ -53,7 +114,6 @@ MANIFEST=$BUILD/coopvk_icd.json
 
 TIMEOUT=${CTS_CASE_TIMEOUT:-300}
 JOBS=${CTS_JOBS:-1}
-LIST_MAX=${CTS_LIST_MAX:-200}
 POLL=${CTS_POLL:-1}
 # shellcheck disable=SC2034  # read by progress_start
 [ -z "${CTS_PROGRESS:-}" ] || COOPVK_PROGRESS_INTERVAL=$CTS_PROGRESS
@@ -139,6 +199,10 @@ awk -v patfile="$PATTERNS" '
     for (i = 1; i <= ng; i++) if (!gn[i]) printf "cts: no case matches %s\n", gp[i] > "/dev/stderr"
     if (miss) printf "cts: %d listed names are not in this deqp-vk (skipped)\n", miss > "/dev/stderr"
   }' "$ALL" > "$CASES"
+if [ "$SHARD_N" -gt 1 ]; then
+  awk -v n="$SHARD_N" -v k="$SHARD_I" '(NR - 1) % n == k - 1' "$CASES" > "$CASES.shard" && mv "$CASES.shard" "$CASES"
+  say "shard $SHARD_I of $SHARD_N"
+fi
 TOTAL=$(wc -l < "$CASES")
 [ "$TOTAL" -gt 0 ] || die "the selection matches no case of $DEQP"
 [ "$JOBS" -le "$TOTAL" ] || JOBS=$TOTAL
@@ -315,30 +379,5 @@ rm -f "$OUT/results.tsv.unsorted"
 { echo "case,status"; awk -F'\t' '{ print $1 "," $2 }' "$OUT/results.tsv"; } > "$OUT/results.csv"
 
 rc=0
-awk -F'\t' -v max="$LIST_MAX" -v total="$TOTAL" -v out="$OUT" -v secs=$((SECONDS - START)) '
-  function ok(s) { return s == "Pass" || s == "NotSupported" || s == "QualityWarning" || s == "CompatibilityWarning" || s == "Waiver" }
-  {
-    n[$2]++
-    if ($2 == "NotSupported") { r = ($3 == "" ? "(no reason given)" : $3); if (!(r in ns)) nso[++nr] = r; ns[r]++ }
-    if (!ok($2)) bad[++nb] = $2 "  " $1 ($3 == "" ? "" : "  -- " substr($3, 1, 200))
-  }
-  END {
-    split("Pass Fail NotSupported QualityWarning CompatibilityWarning InternalError Crash Timeout", order, " ")
-    printf "CTS results: %d cases in %d s (%s)\n", total, secs, out
-    for (i = 1; i <= 8; i++) { printf "  %-21s %d\n", order[i], n[order[i]] + 0; shown[order[i]] = 1 }
-    for (s in n) if (!(s in shown)) printf "  %-21s %d\n", s, n[s]
-    if (nr) {
-      # most frequent reason first (a selection sort: nr is small)
-      print "Not supported, by reason:"
-      for (i = 1; i <= nr; i++) { b = i; for (j = i + 1; j <= nr; j++) if (ns[nso[j]] > ns[nso[b]]) b = j; t = nso[i]; nso[i] = nso[b]; nso[b] = t }
-      for (i = 1; i <= nr; i++) printf "  %6d  %s\n", ns[nso[i]], nso[i]
-    }
-    if (nb) {
-      printf "Failing cases (%d):\n", nb
-      for (i = 1; i <= nb && i <= max; i++) print "  " bad[i]
-      if (nb > max) printf "  ... and %d more (results.csv has them all)\n", nb - max
-    }
-    exit nb ? 1 : 0
-  }' "$OUT/results.tsv" > "$OUT/summary.txt" || rc=$?
-cat "$OUT/summary.txt"
+summarise "$OUT/results.tsv" "$TOTAL" $((SECONDS - START)) "$OUT" || rc=$?
 exit "$rc"

@@ -114,6 +114,18 @@ check "three shards: progress lines count all shards' cases" \
 check "three shards: the last progress line says 12/12" \
   [ "$(grep '^\[cts\]' "$T/three.err" | tail -n 1 | sed 's/, [0-9]*s elapsed$//')" = "[cts] 12/12 cases (100.0%)" ]
 
+# 2b. --shard I/N on two "machines", then --merge: the whole list's results again.
+rc1=0; CTS_OUT=$T/s1 "$RUN" "$T/deqp-vk" --shard 1/2 'dEQP-VK.fake.*' > "$T/s1.out" 2> "$T/s1.err" || rc1=$?
+rc2=0; CTS_OUT=$T/s2 "$RUN" "$T/deqp-vk" --shard 2/2 'dEQP-VK.fake.*' > "$T/s2.out" 2> "$T/s2.err" || rc2=$?
+check "--shard: each machine runs its half" [ "$(tail -n +2 "$T/s1/results.csv" | wc -l)" = 6 -a "$(tail -n +2 "$T/s2/results.csv" | wc -l)" = 6 ]
+check "--shard: the halves do not overlap" [ -z "$(comm -12 <(tail -n +2 "$T/s1/results.csv" | sort) <(tail -n +2 "$T/s2/results.csv" | sort))" ]
+rc=0; CTS_OUT=$T/merged "$RUN" --merge "$T/s1" "$T/s2" > "$T/merged.out" 2> "$T/merged.err" || rc=$?
+check "--merge: exit status 1 (a case failed)" [ "$rc" = 1 ]
+check "--merge: every case with its status" cmp -s <(sort "$T/expected.csv") <(sort "$T/merged/results.csv")
+check "--merge: the summary counts both" grep -qE '^  Pass +5$' "$T/merged.out"
+rc=0; "$RUN" "$T/deqp-vk" --shard 3/2 'dEQP-VK.fake.*' > /dev/null 2> "$T/err4" || rc=$?
+check "--shard 3/2: exit status 2 and a message" [ "$rc" = 2 -a -n "$(grep 'at most N' "$T/err4")" ]
+
 # 3. a case-list file with comments, exact names, a glob, and a name this binary lacks. Its stderr
 # goes through a pipe, with a long progress interval: the pipe must close when run.sh ends, not
 # when a progress ticker left behind (or its sleep) ends 30 s later.
