@@ -115,13 +115,9 @@ std::string shader_name(Flavour fl, const char* kind, const M1Type& ty) {
 
 // A device with cooperative matrices and only VK_NV_cooperative_matrix2's reductions,
 // conversions and per-element operations.
-struct Nv2Device {
-  MatrixDevice md;
-  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+struct Nv2Device : Nv2MatrixDevice {
   Nv2Device() {
     nv2.cooperativeMatrixReductions = nv2.cooperativeMatrixConversions = nv2.cooperativeMatrixPerElementOperations = VK_TRUE;
-    md.f8.pNext = &nv2;
-    md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
   }
 };
 

@@ -20,14 +20,10 @@ using namespace coopvk::test;
 
 namespace {
 
-struct TensorDevice {
-  MatrixDevice md;
-  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+struct TensorDevice : Nv2MatrixDevice {
   explicit TensorDevice(bool tensor_addressing = true) {
     nv2.cooperativeMatrixWorkgroupScope = nv2.cooperativeMatrixFlexibleDimensions = VK_TRUE;
     nv2.cooperativeMatrixTensorAddressing = nv2.cooperativeMatrixBlockLoads = tensor_addressing ? VK_TRUE : VK_FALSE;
-    md.f8.pNext = &nv2;
-    md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
   }
 };
 

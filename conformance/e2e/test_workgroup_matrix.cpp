@@ -28,16 +28,12 @@ namespace {
 
 // Cooperative matrices with VK_NV_cooperative_matrix2's workgroup scope, flexible
 // dimensions, reductions, conversions and per-element operations (what wg_matrix uses).
-struct WgDevice {
-  MatrixDevice md;
-  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+struct WgDevice : Nv2MatrixDevice {
   explicit WgDevice(bool workgroup_scope = true, bool flexible = true) {
     nv2.cooperativeMatrixWorkgroupScope = workgroup_scope ? VK_TRUE : VK_FALSE;
     nv2.cooperativeMatrixFlexibleDimensions = flexible ? VK_TRUE : VK_FALSE;
     nv2.cooperativeMatrixReductions = nv2.cooperativeMatrixConversions = VK_TRUE;
     nv2.cooperativeMatrixPerElementOperations = VK_TRUE;
-    md.f8.pNext = &nv2;
-    md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
   }
 };
 

@@ -55,6 +55,19 @@ struct MatrixDevice {
   }
 };
 
+// MatrixDevice with VK_NV_cooperative_matrix2 enabled; the test sets the nv2 features it
+// needs before creating the device (constructed in place: md's chain points into it).
+struct Nv2MatrixDevice {
+  MatrixDevice md;
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV nv2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  Nv2MatrixDevice() {
+    md.f8.pNext = &nv2;
+    md.opts.extensions.push_back("VK_NV_cooperative_matrix2");
+  }
+  Nv2MatrixDevice(const Nv2MatrixDevice&) = delete;
+  Nv2MatrixDevice& operator=(const Nv2MatrixDevice&) = delete;
+};
+
 inline std::vector<VkCooperativeMatrixPropertiesKHR> matrix_properties(const Instance& inst) {
   VkPhysicalDevice pd = inst.physical;
   auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(

@@ -553,13 +553,18 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
   if (!packed_muladd(in, d, a, b, c, dst)) {
     if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
     if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
-    llvm::Type* ptr = B.getPtrTy();
-    llvm::Type* i32 = B.getInt32Ty();
-    llvm::FunctionCallee f = M_get_function(
-        mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false), {0, 1, 2});
-    B.CreateCall(f, {a, b, c, dst, B.getInt32(d.m), B.getInt32(d.n), B.getInt32(d.k)});
+    call_tile_mma(d, a, b, c, dst);
   }
   define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
+}
+
+void Lowerer::call_tile_mma(const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+                            llvm::Value* dst) {
+  llvm::Type* ptr = B.getPtrTy();
+  llvm::Type* i32 = B.getInt32Ty();
+  llvm::FunctionCallee f = M_get_function(
+      mma_symbol(d), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false), {0, 1, 2});
+  B.CreateCall(f, {a, b, c, dst, B.getInt32(d.m), B.getInt32(d.n), B.getInt32(d.k)});
 }
 
 llvm::FunctionCallee Lowerer::M_get_function(const std::string& name, llvm::FunctionType* ft,

@@ -81,14 +81,6 @@ llvm::Value* Lowerer::wg_row_valid(const TypeInfo& t, uint32_t r) {
   return B.CreateICmpULT(B.CreateAdd(wg_row0(t), B.getInt32(r)), B.getInt32(t.full_rows));
 }
 
-void Lowerer::emit_workgroup_barrier() {
-  constexpr auto order = llvm::AtomicOrdering::AcquireRelease;
-  B.CreateFence(order);
-  llvm::FunctionCallee f = M->getOrInsertFunction("coopvk_jit_workgroup_barrier", B.getVoidTy(), B.getPtrTy());
-  B.CreateCall(f, {ctx_field(kCtxWorkgroup)});
-  B.CreateFence(order);
-}
-
 llvm::Value* Lowerer::wg_gather(llvm::Value* piece, const TypeInfo& t) {
   const uint64_t esz = layout(t.elem).size, line = uint64_t(t.cols) * esz;
   llvm::Value* ws = ctx_field(kCtxWorkgroup);
@@ -169,11 +161,7 @@ void Lowerer::lower_matrix_muladd_workgroup(const Instruction& in, const kernels
   llvm::Value* dst = d.c == d.d ? c : entry_alloca(B.getInt8Ty(), uint64_t(tr.rows) * d.n * layout(tr.elem).size, 64);
   kernels::TileMmaDesc share = d;
   share.m = ta.rows;
-  llvm::Type* ptr = B.getPtrTy();
-  llvm::Type* i32 = B.getInt32Ty();
-  llvm::FunctionCallee f = M_get_function(
-      mma_symbol(share), llvm::FunctionType::get(B.getVoidTy(), {ptr, ptr, ptr, ptr, i32, i32, i32}, false), {0, 1, 2});
-  B.CreateCall(f, {a, b, c, dst, B.getInt32(share.m), B.getInt32(share.n), B.getInt32(share.k)});
+  call_tile_mma(share, a, b, c, dst);
   define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
 }
 

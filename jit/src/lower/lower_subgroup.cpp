@@ -43,20 +43,27 @@ void Lowerer::for_active_lanes(llvm::Value* lanes_mask, const std::function<void
 // the compiler; a seq_cst one is an MFENCE, which drains the store buffer at every barrier
 // (a third of a shared-memory reduction's time). The subgroups of a workgroup are fibers of
 // one OS thread, so a workgroup barrier needs no hardware fence between them either.
+void Lowerer::emit_workgroup_barrier() {
+  constexpr auto order = llvm::AtomicOrdering::AcquireRelease;
+  B.CreateFence(order);
+  llvm::FunctionCallee f = M->getOrInsertFunction("coopvk_jit_workgroup_barrier", B.getVoidTy(), B.getPtrTy());
+  B.CreateCall(f, {ctx_field(kCtxWorkgroup)});
+  B.CreateFence(order);
+}
+
 bool Lowerer::lower_barrier(const Instruction& in) {
   const auto& o = in.operands;
   constexpr auto order = llvm::AtomicOrdering::AcquireRelease;
   switch (static_cast<Op>(in.opcode)) {
     case Op::OpControlBarrier: {
       uint64_t exec = constant_u64(o.at(0));
-      B.CreateFence(order);
       if (exec == uint64_t(spv::Scope::Workgroup)) {
         uses_barrier = true;
-        llvm::FunctionCallee f = M->getOrInsertFunction("coopvk_jit_workgroup_barrier", B.getVoidTy(), B.getPtrTy());
-        B.CreateCall(f, {ctx_field(kCtxWorkgroup)});
-        B.CreateFence(order);
+        emit_workgroup_barrier();
       } else if (exec != uint64_t(spv::Scope::Subgroup) && exec != uint64_t(spv::Scope::Invocation)) {
         fail("control barrier with execution scope " + std::to_string(exec) + " is not supported", &in);
+      } else {
+        B.CreateFence(order);
       }
       return true;  // a subgroup's lanes run in lockstep already
     }

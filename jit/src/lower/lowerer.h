@@ -366,6 +366,8 @@ class Lowerer {
   void lower_matrix_load(const Instruction& in);
   void lower_matrix_store(const Instruction& in);
   void lower_matrix_muladd(const Instruction& in);
+  // D = A x B + C on the tile kernel of d's combination, operands dense row-major in memory.
+  void call_tile_mma(const kernels::TileMmaDesc& d, llvm::Value* a, llvm::Value* b, llvm::Value* c, llvm::Value* dst);
   // The kernel combination of a multiply-add (formats with their signedness, shape,
   // saturation), without checking its operands.
   kernels::TileMmaDesc muladd_desc(const Instruction& in);
@@ -433,7 +435,6 @@ class Lowerer {
   static bool split_matrix(const TypeInfo& t) { return t.full_rows != 0; }
   llvm::Value* wg_row0(const TypeInfo& t);                   // i32: the first row this subgroup holds
   llvm::Value* wg_row_valid(const TypeInfo& t, uint32_t r);  // i1: its row r is a row of the matrix
-  void emit_workgroup_barrier();
   // The whole matrix in the shared scratch (dense, row-major), every subgroup's rows
   // written there; valid until the next gather.
   llvm::Value* wg_gather(llvm::Value* piece, const TypeInfo& t);
@@ -539,6 +540,7 @@ class Lowerer {
   bool lower_subgroup(const Instruction& in);
   bool lower_atomic(const Instruction& in);
   bool lower_barrier(const Instruction& in);
+  void emit_workgroup_barrier();  // all of the workgroup's subgroups meet (lower_subgroup.cpp)
   bool lower_integer_dot(const Instruction& in);
   // Rejects ill-typed operands before lowering (lower_typecheck.cpp).
   void check_types(const Instruction& in);
