@@ -102,34 +102,79 @@ const uint8_t* address(const void* base, uint64_t i, const TensorAccess& a) {
   return static_cast<const uint8_t*>(base) + off;
 }
 
-// A row the addressing maps to consecutive elements (no view, block sizes 1, the innermost
-// span the matrix's width with stride 1, the row inside the tensor): where it starts, or
-// null. Whatever the clamp mode, it is then exactly what locate() gives element by element.
-const uint8_t* contiguous_row(const void* base, const uint32_t* t, const TensorAccess& a, uint32_t row) {
+// A row the addressing maps to equally spaced elements, all inside the tensor and the
+// bound range: where it starts (and, in *step, the spacing in elements), or null.
+// That holds without a view or with a view that takes the layout's spans as dimensions
+// (any permutation), no clip inside the row, block sizes 1, and the row inside one line of
+// the innermost (permuted) dimension: linearToViewCoord then gives the row's elements
+// consecutive coordinates in that dimension and equal ones elsewhere, viewCoordToLinear
+// and linearToSpanCoord give those coordinates back (each is below its span), so
+// tensorCoordToLinear is affine along the row. Whatever the clamp mode, the result is
+// exactly what locate() gives element by element.
+const uint8_t* strided_row(const void* base, const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row,
+                           uint64_t* step) {
   const uint32_t L = a.layout_dims;
-  if (a.view_dims || t[kTlSpan + L - 1] != a.cols || t[kTlStride + L - 1] != 1) return nullptr;
-  uint64_t linear = row;  // the row's first element is row * cols; the rest follow in the last dimension
-  uint64_t index = 0;
-  for (int d = int(L) - 1; d >= 0; --d) {
-    if (t[kTlBlock + d] != 1) return nullptr;
-    uint64_t coord;
-    if (d == int(L) - 1) {
-      coord = 0;
-    } else {
-      const uint32_t s = t[kTlSpan + d];
-      if (s == 0) return nullptr;
-      coord = linear % s;
-      linear /= s;
+  uint32_t order[5];  // dimensions from outermost to innermost, as linear indices run
+  uint64_t linear = uint64_t(row) * a.cols;
+  if (a.view_dims) {
+    if (a.view_has_dims || a.view_dims != L) return nullptr;
+    const uint32_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
+    if (row < ro || uint64_t(row) >= uint64_t(ro) + rs || co != 0 || cs < a.cols) return nullptr;
+    linear = uint64_t(row - ro) * a.cols;
+    for (uint32_t d = 0; d < L; ++d) {
+      if (a.permutation[d] >= L) return nullptr;
+      order[d] = a.permutation[d];
     }
-    const int64_t c = int64_t(coord) + int32_t(t[kTlOffset + d]);
-    const int64_t extent = d == int(L) - 1 ? int64_t(a.cols) : 1;
+  } else {
+    for (uint32_t d = 0; d < L; ++d) order[d] = d;
+  }
+  uint64_t coord[5] = {};
+  for (int d = int(L) - 1; d >= 0; --d) {
+    const uint32_t i = order[d], s = t[kTlSpan + i];
+    if (s == 0) return nullptr;
+    coord[i] = linear % s;
+    linear /= s;
+  }
+  const uint32_t inner = order[L - 1];
+  if (coord[inner] + a.cols > t[kTlSpan + inner]) return nullptr;  // the row wraps to another line
+  uint64_t index = 0;
+  for (uint32_t d = 0; d < L; ++d) {
+    if (t[kTlBlock + d] != 1) return nullptr;
+    const int64_t c = int64_t(coord[d]) + int32_t(t[kTlOffset + d]);
+    const int64_t extent = d == inner ? int64_t(a.cols) : 1;
     if (c < 0 || c + extent > int64_t(t[kTlDim + d])) return nullptr;
     index += uint64_t(c) * t[kTlStride + d];
   }
-  const uint64_t bytes = uint64_t(a.cols) * a.element_size;
-  const uint64_t at = uint64_t(reinterpret_cast<uintptr_t>(base)) + index * a.element_size;
-  if (a.range != ~uint64_t(0) && (at < a.lo || a.range < bytes || at - a.lo > a.range - bytes)) return nullptr;
+  *step = t[kTlStride + inner];
+  const uint64_t first = uint64_t(reinterpret_cast<uintptr_t>(base)) + index * a.element_size;
+  const uint64_t bytes = ((uint64_t(a.cols) - 1) * *step + 1) * a.element_size;
+  if (a.range != ~uint64_t(0) && (first < a.lo || a.range < bytes || first - a.lo > a.range - bytes)) return nullptr;
   return static_cast<const uint8_t*>(base) + index * a.element_size;
+}
+
+// n elements of `size` bytes, `from` spaced `from_step` elements apart, `to` `to_step`.
+template <typename T>
+void copy_spaced(uint8_t* to, uint64_t to_step, const uint8_t* from, uint64_t from_step, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, from + i * from_step * sizeof(T), sizeof(T));
+    std::memcpy(to + i * to_step * sizeof(T), &x, sizeof(T));
+  }
+}
+
+void copy_spaced(uint8_t* to, uint64_t to_step, const uint8_t* from, uint64_t from_step, uint32_t n, uint32_t size) {
+  if (to_step == 1 && from_step == 1) {
+    std::memcpy(to, from, uint64_t(n) * size);
+    return;
+  }
+  switch (size) {
+    case 1: return copy_spaced<uint8_t>(to, to_step, from, from_step, n);
+    case 2: return copy_spaced<uint16_t>(to, to_step, from, from_step, n);
+    case 4: return copy_spaced<uint32_t>(to, to_step, from, from_step, n);
+    case 8: return copy_spaced<uint64_t>(to, to_step, from, from_step, n);
+    default:
+      for (uint32_t i = 0; i < n; ++i) std::memcpy(to + i * to_step * size, from + i * from_step * size, size);
+  }
 }
 
 }  // namespace
@@ -146,8 +191,9 @@ extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint3
   for (uint32_t r = 0; r < a.row_count; ++r) {
     const uint32_t row = a.first_row + r;
     if (row >= a.rows) break;
-    if (const uint8_t* src = contiguous_row(base, layout, a, row)) {
-      std::memcpy(out + uint64_t(r) * a.cols * a.element_size, src, uint64_t(a.cols) * a.element_size);
+    uint64_t step = 0;
+    if (const uint8_t* src = strided_row(base, layout, view, a, row, &step)) {
+      copy_spaced(out + uint64_t(r) * a.cols * a.element_size, 1, src, step, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
@@ -178,8 +224,9 @@ extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint
   for (uint32_t r = 0; r < a.row_count; ++r) {
     const uint32_t row = a.first_row + r;
     if (row >= a.rows) break;
-    if (const uint8_t* dst = contiguous_row(base, layout, a, row)) {
-      std::memcpy(const_cast<uint8_t*>(dst), in + uint64_t(r) * a.cols * a.element_size, uint64_t(a.cols) * a.element_size);
+    uint64_t step = 0;
+    if (const uint8_t* dst = strided_row(base, layout, view, a, row, &step)) {
+      copy_spaced(const_cast<uint8_t*>(dst), step, in + uint64_t(r) * a.cols * a.element_size, 1, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
