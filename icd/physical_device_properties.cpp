@@ -87,9 +87,14 @@ void fill_driver_identity(char* name, char* info, VkDriverId* id, VkConformanceV
   std::strncpy(name, "coopvk", VK_MAX_DRIVER_NAME_SIZE - 1);
   std::strncpy(info, "coopvk " COOPVK_VERSION_STRING " (CPU)", VK_MAX_DRIVER_INFO_SIZE - 1);
   // No VkDriverId is registered for coopvk; 0 is what an unregistered driver can
-  // honestly say. It claims no conformance version either.
+  // honestly say.
   *id = static_cast<VkDriverId>(0);
-  *cv = {0, 0, 0, 0};
+  // conformanceVersion names the CTS release the driver is tested against (Vulkan spec,
+  // VkPhysicalDeviceDriverProperties): the project's lists run on a 1.4.6.1-era deqp-vk
+  // (docs/conformance.md). It is not a Khronos conformance submission. It must not be older
+  // than the API version the driver reports, which the CTS checks
+  // (dEQP-VK.api.driver_properties.conformance_version).
+  *cv = {1, 4, 6, 1};
 }
 
 void fill_vulkan12(const PhysicalDevice* pd, VkPhysicalDeviceVulkan12Properties* p) {

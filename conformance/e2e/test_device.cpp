@@ -294,7 +294,12 @@ TEST_CASE("VK_KHR_get_physical_device_properties2 is advertised and usable by na
     VkPhysicalDeviceDriverProperties drv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &drv};
     get2(pd, &p2);
-    found |= std::strcmp(drv.driverName, "coopvk") == 0;
+    if (std::strcmp(drv.driverName, "coopvk") != 0) continue;
+    found = true;
+    // The conformance version is a CTS release no older than the API version reported.
+    const uint32_t api = p2.properties.apiVersion;
+    CHECK(drv.conformanceVersion.major == VK_API_VERSION_MAJOR(api));
+    CHECK(drv.conformanceVersion.minor >= VK_API_VERSION_MINOR(api));
   }
   CHECK(found);
   vkDestroyInstance(inst, nullptr);
