@@ -5,6 +5,7 @@
 // the element: loads leave it, stores drop it, and nothing outside the buffer is touched.
 #include "runtime/tensor_addressing.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace coopvk::jit {
@@ -102,25 +103,29 @@ const uint8_t* address(const void* base, uint64_t i, const TensorAccess& a) {
   return static_cast<const uint8_t*>(base) + off;
 }
 
-// A row the addressing maps to equally spaced elements, all inside the tensor and the
-// bound range: where it starts (and, in *step, the spacing in elements), or null.
-// That holds without a view or with a view that takes the layout's spans as dimensions
-// (any permutation), no clip inside the row, block sizes 1, and the row inside one line of
-// the innermost (permuted) dimension: linearToViewCoord then gives the row's elements
-// consecutive coordinates in that dimension and equal ones elsewhere, viewCoordToLinear
-// and linearToSpanCoord give those coordinates back (each is below its span), so
-// tensorCoordToLinear is affine along the row. Whatever the clamp mode, the result is
-// exactly what locate() gives element by element.
-const uint8_t* strided_row(const void* base, const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row,
-                           uint64_t* step) {
+// Rows [row, row + count) that the addressing maps to a strided block inside the tensor
+// and the bound range: where the block starts (*col_step: elements between neighbours in a
+// row, *row_step: between rows), or null. That holds without a view or with a view that
+// takes the layout's spans as dimensions (any permutation), no clip inside the rows, block
+// sizes 1, and each row inside one line of the innermost (permuted) dimension: then
+// linearToViewCoord gives a row's elements consecutive coordinates in that dimension and
+// equal ones elsewhere, and viewCoordToLinear and linearToSpanCoord give those coordinates
+// back (each is below its span), so tensorCoordToLinear is affine along the row. Several
+// rows form one block when the innermost span is the matrix's width (every row starts a
+// line) and the rows stay in one line of the next dimension, which then steps by one per
+// row. The block is a box of tensor coordinates, so its corners decide whether all of it
+// is in bounds. Whatever the clamp mode, the result is what locate() gives element by
+// element.
+const uint8_t* strided_rows(const void* base, const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row,
+                            uint32_t count, uint64_t* col_step, uint64_t* row_step) {
   const uint32_t L = a.layout_dims;
   uint32_t order[5];  // dimensions from outermost to innermost, as linear indices run
   uint64_t linear = uint64_t(row) * a.cols;
   if (a.view_dims) {
     if (a.view_has_dims || a.view_dims != L) return nullptr;
-    const uint32_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
-    if (row < ro || uint64_t(row) >= uint64_t(ro) + rs || co != 0 || cs < a.cols) return nullptr;
-    linear = uint64_t(row - ro) * a.cols;
+    const uint64_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
+    if (row < ro || uint64_t(row) + count > ro + rs || co != 0 || cs < a.cols) return nullptr;
+    linear = (row - ro) * a.cols;
     for (uint32_t d = 0; d < L; ++d) {
       if (a.permutation[d] >= L) return nullptr;
       order[d] = a.permutation[d];
@@ -137,17 +142,26 @@ const uint8_t* strided_row(const void* base, const uint32_t* t, const uint32_t* 
   }
   const uint32_t inner = order[L - 1];
   if (coord[inner] + a.cols > t[kTlSpan + inner]) return nullptr;  // the row wraps to another line
+  int next = -1;  // the dimension the rows step along
+  if (count > 1) {
+    if (t[kTlSpan + inner] != a.cols) return nullptr;
+    if (L > 1) {
+      next = int(order[L - 2]);
+      if (coord[next] + count > t[kTlSpan + next]) return nullptr;
+    }
+  }
   uint64_t index = 0;
   for (uint32_t d = 0; d < L; ++d) {
     if (t[kTlBlock + d] != 1) return nullptr;
     const int64_t c = int64_t(coord[d]) + int32_t(t[kTlOffset + d]);
-    const int64_t extent = d == inner ? int64_t(a.cols) : 1;
+    const int64_t extent = d == inner ? int64_t(a.cols) : int(d) == next ? int64_t(count) : 1;
     if (c < 0 || c + extent > int64_t(t[kTlDim + d])) return nullptr;
     index += uint64_t(c) * t[kTlStride + d];
   }
-  *step = t[kTlStride + inner];
+  *col_step = t[kTlStride + inner];
+  *row_step = next >= 0 ? t[kTlStride + next] : 0;  // one dimension: every row is the same line
   const uint64_t first = uint64_t(reinterpret_cast<uintptr_t>(base)) + index * a.element_size;
-  const uint64_t bytes = ((uint64_t(a.cols) - 1) * *step + 1) * a.element_size;
+  const uint64_t bytes = ((uint64_t(a.cols) - 1) * *col_step + uint64_t(count - 1) * *row_step + 1) * a.element_size;
   if (a.range != ~uint64_t(0) && (first < a.lo || a.range < bytes || first - a.lo > a.range - bytes)) return nullptr;
   return static_cast<const uint8_t*>(base) + index * a.element_size;
 }
@@ -188,12 +202,19 @@ extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint3
   const TensorAccess& a = *access;
   auto* out = static_cast<uint8_t*>(dense);
   const uint32_t clamp = layout[kTlClampValue];
-  for (uint32_t r = 0; r < a.row_count; ++r) {
+  const uint64_t line = uint64_t(a.cols) * a.element_size;
+  const uint32_t count = a.first_row >= a.rows ? 0 : std::min(a.row_count, a.rows - a.first_row);
+  uint64_t col_step = 0, row_step = 0;
+  if (count > 1)
+    if (const uint8_t* src = strided_rows(base, layout, view, a, a.first_row, count, &col_step, &row_step)) {
+      for (uint32_t r = 0; r < count; ++r)
+        copy_spaced(out + r * line, 1, src + r * row_step * a.element_size, col_step, a.cols, a.element_size);
+      return;
+    }
+  for (uint32_t r = 0; r < count; ++r) {
     const uint32_t row = a.first_row + r;
-    if (row >= a.rows) break;
-    uint64_t step = 0;
-    if (const uint8_t* src = strided_row(base, layout, view, a, row, &step)) {
-      copy_spaced(out + uint64_t(r) * a.cols * a.element_size, 1, src, step, a.cols, a.element_size);
+    if (const uint8_t* src = strided_rows(base, layout, view, a, row, 1, &col_step, &row_step)) {
+      copy_spaced(out + r * line, 1, src, col_step, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
@@ -221,12 +242,21 @@ extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint
   using namespace coopvk::jit;
   const TensorAccess& a = *access;
   const auto* in = static_cast<const uint8_t*>(dense);
-  for (uint32_t r = 0; r < a.row_count; ++r) {
+  const uint64_t line = uint64_t(a.cols) * a.element_size;
+  const uint32_t count = a.first_row >= a.rows ? 0 : std::min(a.row_count, a.rows - a.first_row);
+  uint64_t col_step = 0, row_step = 0;
+  // Rows stored in order, so where rows overlap (a zero step) the last one wins, as element by element.
+  if (count > 1)
+    if (const uint8_t* dst = strided_rows(base, layout, view, a, a.first_row, count, &col_step, &row_step)) {
+      for (uint32_t r = 0; r < count; ++r)
+        copy_spaced(const_cast<uint8_t*>(dst) + r * row_step * a.element_size, col_step, in + r * line, 1, a.cols,
+                    a.element_size);
+      return;
+    }
+  for (uint32_t r = 0; r < count; ++r) {
     const uint32_t row = a.first_row + r;
-    if (row >= a.rows) break;
-    uint64_t step = 0;
-    if (const uint8_t* dst = strided_row(base, layout, view, a, row, &step)) {
-      copy_spaced(const_cast<uint8_t*>(dst), step, in + uint64_t(r) * a.cols * a.element_size, 1, a.cols, a.element_size);
+    if (const uint8_t* dst = strided_rows(base, layout, view, a, row, 1, &col_step, &row_step)) {
+      copy_spaced(const_cast<uint8_t*>(dst), col_step, in + r * line, 1, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
