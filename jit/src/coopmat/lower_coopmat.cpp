@@ -531,15 +531,19 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
              (d.saturate ? " (saturating)" : "") + " is not supported",
          &in);
   check_matrix_combination(d, ta.scope, &in);
-  if (split_matrix(ta)) {
-    lower_matrix_muladd_workgroup(in, d);
-    return;
-  }
+  // A workgroup-scope matrix split over the subgroups: this subgroup's rows of D are its
+  // rows of A x all of B + its rows of C (A, C and D are split alike), so B is gathered
+  // (lower_coopmat_workgroup.cpp) and the kernel runs on the share's rows.
+  const bool split = split_matrix(ta);
+  if (split && (ta.rows != tc.rows || tc.rows != tr.rows))
+    fail("cooperative matrix multiply-add with inconsistent M", &in);
+  kernels::TileMmaDesc share = d;
+  share.m = ta.rows;
   // Operands just loaded from a matrix variable are read where they are; the others are
   // written out. The usual `acc = coopMatMulAdd(a, b, acc)` in a K loop then updates the
-  // accumulator variable in place, with no copy in or out.
+  // accumulator variable in place, with no copy in or out (at either scope).
   llvm::Value* a = matrix_in_memory(o[0], in);
-  llvm::Value* b = matrix_in_memory(o[1], in);
+  llvm::Value* b = split_matrix(tb) ? wg_gather(value_v(o[1]).v, tb) : matrix_in_memory(o[1], in);
   llvm::Value* c_src = matrix_in_memory(o[2], in);
   llvm::Value* dst = nullptr;
   llvm::Value* c = c_src;
@@ -548,12 +552,12 @@ void Lowerer::lower_matrix_muladd(const Instruction& in) {
   } else {
     if (!c) c = matrix_to_memory(value_v(o[2]).v, tc);
     // D in place of a copy of C when the formats agree (the kernels allow it), else its own buffer.
-    dst = d.c == d.d && !c_src ? c : entry_alloca(B.getInt8Ty(), uint64_t(d.m) * d.n * layout(tr.elem).size, 64);
+    dst = d.c == d.d && !c_src ? c : entry_alloca(B.getInt8Ty(), uint64_t(share.m) * d.n * layout(tr.elem).size, 64);
   }
-  if (!packed_muladd(in, d, a, b, c, dst)) {
+  if (split || !packed_muladd(in, d, a, b, c, dst)) {
     if (!a) a = matrix_to_memory(value_v(o[0]).v, ta);
     if (!b) b = matrix_to_memory(value_v(o[1]).v, tb);
-    call_tile_mma(d, a, b, c, dst);
+    call_tile_mma(share, a, b, c, dst);
   }
   define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
 }

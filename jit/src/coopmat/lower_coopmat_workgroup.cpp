@@ -148,23 +148,6 @@ Lowerer::WholeRows::~WholeRows() {
   for (auto& [id, rows] : saved) L.types_[id].rows = rows;
 }
 
-void Lowerer::lower_matrix_muladd_workgroup(const Instruction& in, const kernels::TileMmaDesc& d) {
-  // D's rows of this subgroup = its rows of A x the whole of B + its rows of C: A, C and D
-  // are split alike (M rows each), B is gathered (K rows).
-  const auto& o = in.operands;
-  const TypeInfo &ta = type(type_of(o[0])), &tb = type(type_of(o[1])), &tc = type(type_of(o[2]));
-  const TypeInfo& tr = type(in.result_type);
-  if (ta.rows != tc.rows || tc.rows != tr.rows) fail("cooperative matrix multiply-add with inconsistent M", &in);
-  llvm::Value* a = matrix_to_memory(value_v(o[0]).v, ta);
-  llvm::Value* b = split_matrix(tb) ? wg_gather(value_v(o[1]).v, tb) : matrix_to_memory(value_v(o[1]).v, tb);
-  llvm::Value* c = matrix_to_memory(value_v(o[2]).v, tc);
-  llvm::Value* dst = d.c == d.d ? c : entry_alloca(B.getInt8Ty(), uint64_t(tr.rows) * d.n * layout(tr.elem).size, 64);
-  kernels::TileMmaDesc share = d;
-  share.m = ta.rows;
-  call_tile_mma(share, a, b, c, dst);
-  define_v(in.result, {matrix_from_memory(dst, in.result_type), true});
-}
-
 llvm::Value* Lowerer::transposed(Id src, Id src_t, Id res_t) {
   if (!split_matrix(type(src_t))) return matrix_transpose(value_v(src).v, type(src_t));
   llvm::Value* whole = wg_whole(value_v(src).v, type(src_t));

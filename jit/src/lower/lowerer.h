@@ -450,7 +450,6 @@ class Lowerer {
     WholeRows(const WholeRows&) = delete;
     WholeRows& operator=(const WholeRows&) = delete;
   };
-  void lower_matrix_muladd_workgroup(const Instruction& in, const kernels::TileMmaDesc& d);
   // SPV_NV_tensor_addressing's layouts and views, and tensor-addressed matrix loads and
   // stores (lower_tensor.cpp).
   bool lower_tensor(const Instruction& in);

@@ -65,7 +65,7 @@ class Promoter {
         Candidate c;
         c.type = pointee(g.result_type);
         c.initial = g.operands.size() > 1 ? g.operands[1] : 0;
-        c.ok = c.type != 0;
+        c.ok = c.type != 0 && !keeps_variable(c.type);
         privates[g.result] = c;
       }
     for (Function& fn : m_.functions) {
@@ -82,6 +82,16 @@ class Promoter {
   }
 
  private:
+  // Cooperative matrices stay in their variables. Their values never decide control flow,
+  // and a multiply-add that reads C from a variable and whose result is stored back there
+  // runs in place on the variable's memory (lower_coopmat.cpp): promoted, the accumulator
+  // of `acc = coopMatMulAdd(a, b, acc)` in a K loop becomes a loop-carried value of many
+  // vector registers that every iteration copies out to the kernel and back.
+  bool keeps_variable(Id type) const {
+    const Instruction* t = m_.global(type);
+    return t && (is_op(*t, spv::Op::OpTypeCooperativeMatrixKHR) || is_op(*t, spv::Op::OpTypeCooperativeMatrixNV));
+  }
+
   Id pointee(Id pointer_type) const {
     const Instruction* t = m_.global(pointer_type);
     return t && is_op(*t, spv::Op::OpTypePointer) && t->operands.size() > 1 ? t->operands[1] : 0;
@@ -280,7 +290,7 @@ class Promoter {
         Candidate c;
         c.type = pointee(in.result_type);
         c.initial = in.operands.size() > 1 ? in.operands[1] : 0;
-        c.ok = c.type != 0;
+        c.ok = c.type != 0 && !keeps_variable(c.type);
         vars[in.result] = c;
       }
     if (vars.empty()) return 0;
