@@ -153,7 +153,7 @@ constexpr Limits kLimits = {
     // The required minimum (limits), and what the JIT holds: a matrix is one LLVM value
     // of rows x <cols x T> (jit/src/coopmat/lower_coopmat.cpp), at most 256 either way.
     // llama.cpp's coopmat2 path wants >= 512.
-    .flexible_dimensions_max_dimension = 256,
+    .flexible_dimensions_max_dimension = 1024,
     // Workgroup-scope matrices live in the JIT's own frames, not in shared memory.
     .workgroup_scope_reserved_shared_memory = 0,
     .vector_stages = VK_SHADER_STAGE_COMPUTE_BIT,

@@ -1,6 +1,8 @@
 // add_cooperative_options: see cooperative_options.h.
 #include "cooperative_options.h"
 
+#include <algorithm>
+
 #include "cooperative_caps.h"
 #include "cooperative_queries.h"
 
@@ -86,7 +88,8 @@ void coopvk::add_cooperative_options(const Device& dev, jit::CompileOptions* opt
   // workgroup entries (cooperativeMatrixWorkgroupScope) are always granularities: the queries
   // that report them (Properties2 EXT, flexible dimensions NV) say so.
   const bool flexible = dev.nv2_flexible_dimensions;
-  const uint32_t max_dim = caps::limits().flexible_dimensions_max_dimension;
+  // The JIT's bound, which the limit reports (cooperative_caps.cpp).
+  const uint32_t max_dim = std::min(caps::limits().flexible_dimensions_max_dimension, jit::kMaxMatrixDimension);
   for (const caps::MatrixEntry& e : caps::matrix_table()) {
     const bool wg = e.scope == VK_SCOPE_WORKGROUP_KHR;
     if ((wg && !dev.nv2_workgroup_scope) || !caps::entry_available(e, facts)) continue;

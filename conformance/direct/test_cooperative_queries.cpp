@@ -560,9 +560,10 @@ void check_flexible(const Queries& q) {
     }
   }
   // DESIGN.md, llama.cpp coopmat2: workgroup-scope f16*f16 into f16 and into f32 at 128
-  // invocations with granularity <= 32x16x16 and at 256 with <= 32x32x16. (It also wants
-  // flexibleDimensionsMaxDimension >= 512; the JIT holds 256, the required minimum.)
-  CHECK(f.max_dimension >= 256);
+  // invocations with granularity <= 32x16x16 and at 256 with <= 32x32x16, and
+  // flexibleDimensionsMaxDimension >= 512 (below it ggml turns the path off, while still
+  // printing "matrix cores: NV_coopmat2").
+  CHECK(f.max_dimension >= 512);
   auto has = [&](uint32_t inv, uint32_t m, uint32_t n, uint32_t k, VkComponentTypeKHR acc) {
     return std::any_of(list.begin(), list.end(), [&](const Combo& c) {
       return c.scope == VK_SCOPE_WORKGROUP_KHR && !c.saturating && c.invocations == inv &&
@@ -722,7 +723,7 @@ TEST_CASE("cooperative property structs in a VkPhysicalDeviceProperties2 chain a
   CHECK(cm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize >= 2 * f.subgroup_size);
   CHECK(is_pow2(cm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize));
   CHECK(cm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize <= p2.properties.limits.maxComputeWorkGroupInvocations);
-  CHECK(cm2.cooperativeMatrixFlexibleDimensionsMaxDimension >= 256);
+  CHECK(cm2.cooperativeMatrixFlexibleDimensionsMaxDimension >= 512);
   CHECK(cm2.cooperativeMatrixWorkgroupScopeReservedSharedMemory <= p2.properties.limits.maxComputeSharedMemorySize / 2);
   CHECK(cv.maxCooperativeVectorComponents >= 128);
   CHECK(cv.maxCooperativeVectorComponents >= 512);  // the issue's "at least 512"

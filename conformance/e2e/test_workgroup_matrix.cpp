@@ -243,6 +243,19 @@ TEST_CASE("flexible dimensions: a subgroup-scope multiply-add of a multiple of a
     CHECK(run(dev, 32, 48, 64, &out) == VK_SUCCESS);
     CHECK(run(dev, 48, 16, 32, &out) == VK_SUCCESS);
   }
+  SECTION("every dimension up to the largest the device reports") {
+    WgDevice wd;
+    Device dev(wd.md.opts);
+    VkPhysicalDeviceCooperativeMatrix2PropertiesNV p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV};
+    VkPhysicalDeviceProperties2 pp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &p2};
+    vkGetPhysicalDeviceProperties2(dev.inst.physical, &pp);
+    const uint32_t most = p2.cooperativeMatrixFlexibleDimensionsMaxDimension;
+    REQUIRE(most >= 512);  // llama.cpp's coopmat2 path needs 512
+    CHECK(run(dev, most, 16, 16, &out) == VK_SUCCESS);
+    CHECK(run(dev, 16, most, 16, &out) == VK_SUCCESS);
+    CHECK(run(dev, 16, 16, most, &out) == VK_SUCCESS);
+    CHECK(run(dev, 64, most / 2, 32, &out) == VK_SUCCESS);
+  }
   SECTION("without it, only a listed shape compiles") {
     WgDevice wd(false, false);
     Device dev(wd.md.opts);

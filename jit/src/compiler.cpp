@@ -5,6 +5,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -45,6 +46,14 @@ void init_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // Large cooperative matrices are long runs of vector loads and stores in one block, and
+    // the machine scheduler's dependence maps grow quadratically in a region's memory
+    // operations past this bound (LLVM's default 1000): a 256x256x256 multiply-add spent
+    // three quarters of its 39 s compile building them. 400 keeps ordinary loop bodies
+    // whole and cut that compile to 13 s (llc-19 on the dumped IR, Zen 5).
+    auto& opts = llvm::cl::getRegisteredOptions();
+    if (auto it = opts.find("dag-maps-huge-region"); it != opts.end())
+      if (auto* o = static_cast<llvm::cl::opt<unsigned>*>(it->second); o->getNumOccurrences() == 0) o->setValue(400);
   });
 }
 

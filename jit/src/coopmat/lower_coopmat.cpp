@@ -125,7 +125,7 @@ void Lowerer::check_coopmat_type(const TypeInfo& t, const Instruction* at) {
              kernels::format_name(f) + (nv ? std::string(" (NV)") : " for use " + std::string(kUse[t.use])) +
              (t.scope == kScopeWorkgroup ? " at workgroup scope" : "") + " is not in this device's cooperative matrix properties",
          at);
-  if (t.rows == 0 || t.cols == 0 || t.rows > 256 || t.cols > 256)
+  if (t.rows == 0 || t.cols == 0 || t.rows > kMaxMatrixDimension || t.cols > kMaxMatrixDimension)
     fail("cooperative matrix of " + std::to_string(t.rows) + "x" + std::to_string(t.cols) + " is not supported", at);
   if (t.use > uint32_t(spv::CooperativeMatrixUse::MatrixAccumulatorKHR) && !nv)
     fail("cooperative matrix use " + std::to_string(t.use) + " is not valid", at);

@@ -173,5 +173,9 @@ bool subgroup_size_from_environment();
 // Subgroup sizes a pipeline may require (VK_EXT_subgroup_size_control).
 constexpr uint32_t kMinSubgroupSize = 4;
 constexpr uint32_t kMaxSubgroupSize = 64;
+// The most rows or columns a cooperative matrix may have (and
+// cooperativeMatrixFlexibleDimensionsMaxDimension): a matrix is one LLVM value of rows x
+// <cols x T> (jit/src/coopmat/lower_coopmat.cpp), in the fibers' frames.
+constexpr uint32_t kMaxMatrixDimension = 1024;
 
 }  // namespace coopvk::jit
