@@ -33,7 +33,8 @@ int64_t mod_sign_of_divisor(int64_t a, int64_t b) {
 }
 
 // The spec's chain for element (row, col): what the element becomes and which tensor element.
-Kind reference(const Case& k, bool store, uint32_t row, uint32_t col, uint64_t* element) {
+Kind reference(const Case& k, bool store, uint32_t row, uint32_t col, uint64_t* element, uint32_t* block_coord = nullptr,
+               uint32_t* coord_in_block = nullptr) {
   const uint32_t* t = k.layout;
   const uint32_t* v = k.view;
   const TensorAccess& a = k.a;
@@ -75,6 +76,8 @@ Kind reference(const Case& k, bool store, uint32_t row, uint32_t col, uint64_t* 
       }
     }
     e += uint64_t(x / int64_t(t[kTlBlock + d])) * t[kTlStride + d];
+    if (block_coord) block_coord[d] = uint32_t(x / int64_t(t[kTlBlock + d]));
+    if (coord_in_block) coord_in_block[d] = uint32_t(x % int64_t(t[kTlBlock + d]));
   }
   *element = e;
   return Kind::Read;
@@ -203,5 +206,44 @@ TEST_CASE("tensor stores write what the spec's addressing says and nothing else"
                  << "), element " << esz << " bytes, matrix " << a.rows << "x" << a.cols << " rows " << a.first_row
                  << "+" << a.row_count << ", clamp " << a.clamp_mode);
     REQUIRE(got == want);
+  }
+}
+
+TEST_CASE("decode plans give each element's status, address and block coordinates as the spec's addressing") {
+  std::mt19937 rng(1207);
+  for (int iter = 0; iter < 20000; ++iter) {
+    Case k = random_case(rng);
+    // Decode functions read whole blocks: block sizes up to 32, as ggml's quantized types.
+    for (uint32_t d = 0; d < k.a.layout_dims; ++d)
+      if (rng() % 2) k.layout[kTlBlock + d] = std::vector<uint32_t>{1, 2, 4, 32}[rng() % 4];
+    const TensorAccess& a = k.a;
+    const uint32_t L = a.layout_dims;
+    const uint64_t n = uint64_t(a.row_count) * a.cols;
+    std::vector<uint32_t> status(n, 7), coords(2 * L * n, 7);
+    std::vector<uint64_t> addresses(n, 7);
+    static const uint8_t base[1] = {};
+    k.a.range = ~uint64_t(0);
+    coopvk_rt_tensor_plan(status.data(), addresses.data(), coords.data(), n, base, k.layout, k.view, &k.a);
+    INFO("case " << iter << ": " << L << " dims, view " << a.view_dims << " (dims " << a.view_has_dims << "), matrix "
+                 << a.rows << "x" << a.cols << " rows " << a.first_row << "+" << a.row_count << ", clamp " << a.clamp_mode);
+    for (uint32_t r = 0; r < a.row_count; ++r)
+      for (uint32_t col = 0; col < a.cols; ++col) {
+        const uint64_t e = uint64_t(r) * a.cols + col;
+        const uint32_t row = a.first_row + r;
+        if (row >= a.rows) {
+          REQUIRE(status[e] == 0);
+          continue;
+        }
+        uint64_t el = 0;
+        uint32_t bc[5] = {}, cib[5] = {};
+        const Kind want = reference(k, false, row, col, &el, bc, cib);
+        REQUIRE(status[e] == (want == Kind::Read ? 2u : want == Kind::Clamp ? 1u : 0u));
+        if (want != Kind::Read) continue;
+        REQUIRE(addresses[e] == uint64_t(reinterpret_cast<uintptr_t>(base)) + el * a.element_size);
+        for (uint32_t d = 0; d < L; ++d) {
+          REQUIRE(coords[d * n + e] == bc[d]);
+          REQUIRE(coords[(L + d) * n + e] == cib[d]);
+        }
+      }
   }
 }

@@ -103,31 +103,30 @@ const uint8_t* address(const void* base, uint64_t i, const TensorAccess& a) {
   return static_cast<const uint8_t*>(base) + off;
 }
 
-// Rows [row, row + count) that the addressing maps to a strided block inside the tensor
-// and the bound range: where the block starts (*col_step: elements between neighbours in a
-// row, *row_step: between rows), or null. That holds without a view or with a view that
-// takes the layout's spans as dimensions (any permutation), no clip inside the rows, block
-// sizes 1, and each row inside one line of the innermost (permuted) dimension: then
-// linearToViewCoord gives a row's elements consecutive coordinates in that dimension and
-// equal ones elsewhere, and viewCoordToLinear and linearToSpanCoord give those coordinates
-// back (each is below its span), so tensorCoordToLinear is affine along the row. Several
-// rows form one block when the innermost span is the matrix's width (every row starts a
-// line) and the rows stay in one line of the next dimension, which then steps by one per
-// row. The block is a box of tensor coordinates, so its corners decide whether all of it
-// is in bounds. Whatever the clamp mode, the result is what locate() gives element by
-// element.
-const uint8_t* strided_rows(const void* base, const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row,
-                            uint32_t count, uint64_t* col_step, uint64_t* row_step) {
+// Rows [row, row + count) that the addressing maps to a box of tensor coordinates: the
+// tensor coordinates of the first row's first element (tc), the dimension a row runs along
+// (*inner; its elements have consecutive coordinates there and equal ones elsewhere) and
+// the one the rows step along by one (*next, -1 for a single row or one dimension), or
+// false. That holds without a view or with a view that takes the layout's spans as
+// dimensions (any permutation), with no clip inside the rows, and each row inside one line
+// of the innermost (permuted) dimension: linearToViewCoord then gives a row's elements
+// consecutive coordinates in that dimension, and viewCoordToLinear and linearToSpanCoord
+// give those coordinates back (each is below its span). Several rows form one box when the
+// innermost span is the matrix's width (every row starts a line) and the rows stay in one
+// line of the next dimension. A box's corners decide whether all of it is inside the
+// tensor, so no element needs clamping, whatever the clamp mode.
+bool row_box(const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row, uint32_t count, int64_t* tc,
+             uint32_t* inner, int* next) {
   const uint32_t L = a.layout_dims;
   uint32_t order[5];  // dimensions from outermost to innermost, as linear indices run
   uint64_t linear = uint64_t(row) * a.cols;
   if (a.view_dims) {
-    if (a.view_has_dims || a.view_dims != L) return nullptr;
+    if (a.view_has_dims || a.view_dims != L) return false;
     const uint64_t ro = v[kTvClipRowOffset], rs = v[kTvClipRowSpan], co = v[kTvClipColOffset], cs = v[kTvClipColSpan];
-    if (row < ro || uint64_t(row) + count > ro + rs || co != 0 || cs < a.cols) return nullptr;
+    if (row < ro || uint64_t(row) + count > ro + rs || co != 0 || cs < a.cols) return false;
     linear = (row - ro) * a.cols;
     for (uint32_t d = 0; d < L; ++d) {
-      if (a.permutation[d] >= L) return nullptr;
+      if (a.permutation[d] >= L) return false;
       order[d] = a.permutation[d];
     }
   } else {
@@ -136,27 +135,42 @@ const uint8_t* strided_rows(const void* base, const uint32_t* t, const uint32_t*
   uint64_t coord[5] = {};
   for (int d = int(L) - 1; d >= 0; --d) {
     const uint32_t i = order[d], s = t[kTlSpan + i];
-    if (s == 0) return nullptr;
+    if (s == 0) return false;
     coord[i] = linear % s;
     linear /= s;
   }
-  const uint32_t inner = order[L - 1];
-  if (coord[inner] + a.cols > t[kTlSpan + inner]) return nullptr;  // the row wraps to another line
-  int next = -1;  // the dimension the rows step along
+  *inner = order[L - 1];
+  if (coord[*inner] + a.cols > t[kTlSpan + *inner]) return false;  // the row wraps to another line
+  *next = -1;
   if (count > 1) {
-    if (t[kTlSpan + inner] != a.cols) return nullptr;
+    if (t[kTlSpan + *inner] != a.cols) return false;
     if (L > 1) {
-      next = int(order[L - 2]);
-      if (coord[next] + count > t[kTlSpan + next]) return nullptr;
+      *next = int(order[L - 2]);
+      if (coord[*next] + count > t[kTlSpan + *next]) return false;
     }
   }
-  uint64_t index = 0;
   for (uint32_t d = 0; d < L; ++d) {
+    if (t[kTlBlock + d] == 0) return false;
+    tc[d] = int64_t(coord[d]) + int32_t(t[kTlOffset + d]);
+    const int64_t extent = d == *inner ? int64_t(a.cols) : int(d) == *next ? int64_t(count) : 1;
+    if (tc[d] < 0 || tc[d] + extent > int64_t(t[kTlDim + d])) return false;
+  }
+  return true;
+}
+
+// A row_box() of block size 1 inside the bound range, as a strided block of elements: where
+// it starts (*col_step: elements between neighbours in a row, *row_step: between rows), or
+// null.
+const uint8_t* strided_rows(const void* base, const uint32_t* t, const uint32_t* v, const TensorAccess& a, uint32_t row,
+                            uint32_t count, uint64_t* col_step, uint64_t* row_step) {
+  int64_t tc[5];
+  uint32_t inner = 0;
+  int next = -1;
+  if (!row_box(t, v, a, row, count, tc, &inner, &next)) return nullptr;
+  uint64_t index = 0;
+  for (uint32_t d = 0; d < a.layout_dims; ++d) {
     if (t[kTlBlock + d] != 1) return nullptr;
-    const int64_t c = int64_t(coord[d]) + int32_t(t[kTlOffset + d]);
-    const int64_t extent = d == inner ? int64_t(a.cols) : int(d) == next ? int64_t(count) : 1;
-    if (c < 0 || c + extent > int64_t(t[kTlDim + d])) return nullptr;
-    index += uint64_t(c) * t[kTlStride + d];
+    index += uint64_t(tc[d]) * t[kTlStride + d];
   }
   *col_step = t[kTlStride + inner];
   *row_step = next >= 0 ? t[kTlStride + next] : 0;  // one dimension: every row is the same line
@@ -276,6 +290,33 @@ extern "C" void coopvk_rt_tensor_plan(uint32_t* status, uint64_t* addresses, uin
   const uint32_t L = a.layout_dims;
   for (uint32_t r = 0; r < a.row_count; ++r) {
     const uint32_t row = a.first_row + r;
+    int64_t tc[5];
+    uint32_t inner = 0;
+    int next = -1;
+    if (row < a.rows && row_box(layout, view, a, row, 1, tc, &inner, &next)) {
+      // The whole row inside the tensor: only the inner coordinate moves, one block
+      // coordinate per block of it, without dividing per element.
+      uint64_t rest = 0;  // the other dimensions' part of the element index
+      for (uint32_t d = 0; d < L; ++d)
+        if (d != inner) rest += uint64_t(tc[d] / int64_t(layout[kTlBlock + d])) * layout[kTlStride + d];
+      const uint32_t block = layout[kTlBlock + inner];
+      const uint64_t stride = layout[kTlStride + inner];
+      uint64_t q = uint64_t(tc[inner]) / block, in_block = uint64_t(tc[inner]) % block;
+      const uint64_t e0 = uint64_t(r) * a.cols;
+      for (uint32_t col = 0; col < a.cols; ++col) {
+        const uint64_t e = e0 + col;
+        status[e] = 2;
+        addresses[e] = uint64_t(reinterpret_cast<uintptr_t>(base)) + (rest + q * stride) * a.element_size;
+        for (uint32_t d = 0; d < L; ++d) {
+          const bool in = d == inner;
+          const uint32_t bd = layout[kTlBlock + d];
+          coords[d * n + e] = in ? uint32_t(q) : uint32_t(tc[d] / int64_t(bd));
+          coords[(L + d) * n + e] = in ? uint32_t(in_block) : uint32_t(tc[d] % int64_t(bd));
+        }
+        if (++in_block == block) in_block = 0, ++q;
+      }
+      continue;
+    }
     for (uint32_t col = 0; col < a.cols; ++col) {
       const uint64_t e = uint64_t(r) * a.cols + col;
       status[e] = 0;
