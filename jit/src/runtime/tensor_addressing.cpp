@@ -180,29 +180,55 @@ const uint8_t* strided_rows(const void* base, const uint32_t* t, const uint32_t*
   return static_cast<const uint8_t*>(base) + index * a.element_size;
 }
 
-// n elements of `size` bytes, `from` spaced `from_step` elements apart, `to` `to_step`.
+// A rows x cols box of `size`-byte elements from one strided layout to another (steps in
+// elements: between rows, between neighbours in a row). Rows contiguous on both sides are
+// memcpy'd. Into a dense destination (loads) anything else (a transposing view) goes in
+// 16 x 16 tiles, inner loop along whichever side of the source is contiguous, so that a
+// tile's source and destination lines (often a page apart each, a column of a large tensor)
+// stay in the cache and the TLB. Stores keep row-major order: where a layout maps several
+// elements to one (zero or overlapping steps), the last one in that order is what stays,
+// as element by element.
 template <typename T>
-void copy_spaced(uint8_t* to, uint64_t to_step, const uint8_t* from, uint64_t from_step, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) {
+void copy_box(uint8_t* to, uint64_t to_row, uint64_t to_col, const uint8_t* from, uint64_t from_row, uint64_t from_col,
+              uint32_t rows, uint32_t cols) {
+  constexpr uint32_t kTile = 16;
+  auto one = [&](uint64_t r, uint64_t c) {
     T x;
-    std::memcpy(&x, from + i * from_step * sizeof(T), sizeof(T));
-    std::memcpy(to + i * to_step * sizeof(T), &x, sizeof(T));
-  }
+    std::memcpy(&x, from + (r * from_row + c * from_col) * sizeof(T), sizeof(T));
+    std::memcpy(to + (r * to_row + c * to_col) * sizeof(T), &x, sizeof(T));
+  };
+  const bool down_columns = from_row < from_col;  // the source's neighbours are in the next row
+  for (uint32_t r0 = 0; r0 < rows; r0 += kTile)
+    for (uint32_t c0 = 0; c0 < cols; c0 += kTile) {
+      const uint32_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      if (down_columns) {
+        for (uint32_t c = c0; c < c1; ++c)
+          for (uint32_t r = r0; r < r1; ++r) one(r, c);
+      } else {
+        for (uint32_t r = r0; r < r1; ++r)
+          for (uint32_t c = c0; c < c1; ++c) one(r, c);
+      }
+    }
 }
 
-void copy_spaced(uint8_t* to, uint64_t to_step, const uint8_t* from, uint64_t from_step, uint32_t n, uint32_t size) {
-  if (to_step == 1 && from_step == 1) {
-    std::memcpy(to, from, uint64_t(n) * size);
+void copy_box(uint8_t* to, uint64_t to_row, uint64_t to_col, const uint8_t* from, uint64_t from_row, uint64_t from_col,
+              uint32_t rows, uint32_t cols, uint32_t size) {
+  const bool dense_destination = to_col == 1 && to_row == cols;
+  if (to_col == 1 && from_col == 1 && (dense_destination || to_row >= cols || rows == 1)) {
+    for (uint32_t r = 0; r < rows; ++r)
+      std::memcpy(to + r * to_row * size, from + r * from_row * size, uint64_t(cols) * size);
     return;
   }
-  switch (size) {
-    case 1: return copy_spaced<uint8_t>(to, to_step, from, from_step, n);
-    case 2: return copy_spaced<uint16_t>(to, to_step, from, from_step, n);
-    case 4: return copy_spaced<uint32_t>(to, to_step, from, from_step, n);
-    case 8: return copy_spaced<uint64_t>(to, to_step, from, from_step, n);
-    default:
-      for (uint32_t i = 0; i < n; ++i) std::memcpy(to + i * to_step * size, from + i * from_step * size, size);
+  if (dense_destination) switch (size) {
+    case 1: return copy_box<uint8_t>(to, to_row, to_col, from, from_row, from_col, rows, cols);
+    case 2: return copy_box<uint16_t>(to, to_row, to_col, from, from_row, from_col, rows, cols);
+    case 4: return copy_box<uint32_t>(to, to_row, to_col, from, from_row, from_col, rows, cols);
+    case 8: return copy_box<uint64_t>(to, to_row, to_col, from, from_row, from_col, rows, cols);
+    default: break;
   }
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c)
+      std::memcpy(to + (r * to_row + c * to_col) * size, from + (r * from_row + c * from_col) * size, size);
 }
 
 }  // namespace
@@ -221,14 +247,13 @@ extern "C" void coopvk_rt_tensor_load(void* dense, const void* base, const uint3
   uint64_t col_step = 0, row_step = 0;
   if (count > 1)
     if (const uint8_t* src = strided_rows(base, layout, view, a, a.first_row, count, &col_step, &row_step)) {
-      for (uint32_t r = 0; r < count; ++r)
-        copy_spaced(out + r * line, 1, src + r * row_step * a.element_size, col_step, a.cols, a.element_size);
+      copy_box(out, a.cols, 1, src, row_step, col_step, count, a.cols, a.element_size);
       return;
     }
   for (uint32_t r = 0; r < count; ++r) {
     const uint32_t row = a.first_row + r;
     if (const uint8_t* src = strided_rows(base, layout, view, a, row, 1, &col_step, &row_step)) {
-      copy_spaced(out + r * line, 1, src, col_step, a.cols, a.element_size);
+      copy_box(out + r * line, a.cols, 1, src, 0, col_step, 1, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
@@ -262,15 +287,13 @@ extern "C" void coopvk_rt_tensor_store(const void* dense, void* base, const uint
   // Rows stored in order, so where rows overlap (a zero step) the last one wins, as element by element.
   if (count > 1)
     if (const uint8_t* dst = strided_rows(base, layout, view, a, a.first_row, count, &col_step, &row_step)) {
-      for (uint32_t r = 0; r < count; ++r)
-        copy_spaced(const_cast<uint8_t*>(dst) + r * row_step * a.element_size, col_step, in + r * line, 1, a.cols,
-                    a.element_size);
+      copy_box(const_cast<uint8_t*>(dst), row_step, col_step, in, a.cols, 1, count, a.cols, a.element_size);
       return;
     }
   for (uint32_t r = 0; r < count; ++r) {
     const uint32_t row = a.first_row + r;
     if (const uint8_t* dst = strided_rows(base, layout, view, a, row, 1, &col_step, &row_step)) {
-      copy_spaced(const_cast<uint8_t*>(dst), col_step, in + r * line, 1, a.cols, a.element_size);
+      copy_box(const_cast<uint8_t*>(dst), 0, col_step, in + r * line, 0, 1, 1, a.cols, a.element_size);
       continue;
     }
     for (uint32_t col = 0; col < a.cols; ++col) {
